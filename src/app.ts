@@ -1,0 +1,182 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { parse, specifiedRules, validate, type GraphQLSchema } from 'graphql';
+import { graphqlUploadExpress } from 'graphql-upload-ts';
+import { useServer } from 'graphql-ws/use/ws';
+import { pinoHttp } from 'pino-http';
+import { WebSocketServer } from 'ws';
+import { fileRestRoutes } from './modules/files/files.rest';
+import { MAX_PDF_BYTES } from './modules/files/upload-file';
+import { authenticateHeader } from './platform/auth/authenticate';
+import { AppError } from './platform/errors';
+import { createRequestContext, type RequestContext } from './platform/graphql/context';
+import { formatGraphQLError } from './platform/graphql/format-error';
+import { buildAppSchema, validationRules } from './platform/graphql/schema';
+import { logScope } from './platform/logger';
+import { errorEnvelope, sendError } from './platform/rest/envelope';
+import { createRestRouter, restErrorFromExpress } from './platform/rest/rest-router';
+import type { RestRoute } from './platform/rest/route';
+import { REST_BASE } from './platform/rest/sofa';
+import type { AppServices } from './platform/services';
+import { DOWNLOAD_PATH } from './platform/storage/signed-urls';
+import { serveDownload } from './platform/storage/serve-download';
+
+/** Every documented REST route of every module. */
+export const restRoutes: RestRoute[] = [...fileRestRoutes];
+
+const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;
+
+export interface HttpApp {
+  server: http.Server;
+  app: express.Express;
+  schema: GraphQLSchema;
+  /** Stops taking new work, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Builds the whole HTTP face (GraphQL, graphql-ws, REST, downloads, health) around the given services. */
+export async function createHttpApp(services: AppServices): Promise<HttpApp> {
+  const { log, config } = services;
+  const schema = await buildAppSchema();
+  const app = express();
+  const server = http.createServer(app);
+  app.disable('x-powered-by');
+  if (config.trustProxy) app.set('trust proxy', config.trustProxy);
+
+  app.use(
+    pinoHttp({
+      logger: log,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
+    }),
+  );
+  app.use((req: Request, _res: Response, next: NextFunction) => logScope.run({ req_id: String(req.id) }, next));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = await readiness(services);
+    const ready = Object.values(checks).every((state) => state === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+  app.get(`${DOWNLOAD_PATH}/:token`, (req, res, next) => {
+    serveDownload(services, String(req.params.token), res).catch(next);
+  });
+
+  const apollo = new ApolloServer<RequestContext>({
+    schema,
+    validationRules,
+    formatError: formatGraphQLError(log),
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+    // Uploads send multipart: clients add `apollo-require-preflight: true` (see README).
+    csrfPrevention: true,
+  });
+  await apollo.start();
+  app.use(
+    '/graphql',
+    async (req: Request, res: Response, next: NextFunction) => {
+      const actor = await authenticateHeader(services, req.headers.authorization).catch(next);
+      if (!actor) {
+        if (!res.headersSent) {
+          res.status(401).json({ errors: [{ message: 'unauthorized', extensions: { code: 'unauthorized', status: 401 } }] });
+        }
+        return;
+      }
+      res.locals.actor = actor;
+      next();
+    },
+    // One byte over the limit reaches the service, which refuses it with file_too_large.
+    graphqlUploadExpress({ maxFileSize: MAX_PDF_BYTES + 1, maxFiles: 1 }),
+    express.json({ limit: '1mb' }),
+    expressMiddleware(apollo, {
+      context: async ({ res }) => createRequestContext(services, res.locals.actor),
+    }),
+  );
+
+  const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  const wsHandle = useServer<Record<string, unknown>, { actor?: RequestContext['actor'] }>(
+    {
+      schema,
+      // A connection lives only with a valid token in connection_init: `{"authorization": "Bearer esk_..."}`.
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        const header = typeof params.authorization === 'string' ? params.authorization : typeof params.Authorization === 'string' ? params.Authorization : undefined;
+        const actor = await authenticateHeader(services, header);
+        if (!actor) {
+          ctx.extra.socket.close(4401, 'unauthorized');
+          return false;
+        }
+        ctx.extra.actor = actor;
+        return true;
+      },
+      onSubscribe: (_ctx, _id, payload) => {
+        const document = parse(payload.query);
+        const errors = validate(schema, document, [...specifiedRules, ...validationRules]);
+        return errors.length > 0 ? errors : undefined;
+      },
+      context: (ctx) => createRequestContext(services, ctx.extra.actor!),
+    },
+    wsServer,
+  );
+
+  app.use(REST_BASE, createRestRouter(services, schema, restRoutes));
+
+  app.use((_req: Request, res: Response) => sendError(res, new AppError('not_found')));
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = restErrorFromExpress(error);
+    if (known) {
+      sendError(res, known);
+      return;
+    }
+    req.log.error({ err: error }, 'unexpected error');
+    if (!res.headersSent) res.status(500).json(errorEnvelope(new AppError('internal_error')));
+  });
+
+  return {
+    server,
+    app,
+    schema,
+    close: async (graceMs: number) => {
+      // graphql-ws clients are told the server is going away (1001) and may reconnect elsewhere.
+      await Promise.resolve(wsHandle.dispose()).catch((error: unknown) => log.warn({ err: error }, 'closing graphql-ws'));
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await drained;
+      clearTimeout(timer);
+      await apollo.stop();
+    },
+  };
+}
+
+async function readiness(services: AppServices): Promise<Record<string, string>> {
+  const check = async (probe: () => Promise<unknown>) => {
+    try {
+      await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+      return 'ok';
+    } catch {
+      return 'failing';
+    }
+  };
+  const [database, queue, storage] = await Promise.all([
+    check(() => services.orm.em.getConnection().execute('select 1')),
+    check(() => services.boss.getQueues()),
+    check(() => services.blobs.check()),
+  ]);
+  return { database, queue, storage };
+}

@@ -1,0 +1,154 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Secrets that ship in the repository: fine for a sandbox on a laptop, refused in production. */
+export const DEFAULT_SECRETS = {
+  URL_SIGNING_SECRET: 'sandbox-url-signing-secret-change-me',
+  SECRETS_ENCRYPTION_KEY: 'sandbox-secrets-encryption-key-change-me',
+} as const;
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+const envSchema = z.object({
+  APP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  DATA_DIR: z.string().min(1).default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  STORAGE_DIR: optionalString,
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ENDPOINT: optionalString.pipe(z.url().optional()),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: bool.default(true),
+  URL_SIGNING_SECRET: z.string().min(16).default(DEFAULT_SECRETS.URL_SIGNING_SECRET),
+  SECRETS_ENCRYPTION_KEY: z.string().min(16).default(DEFAULT_SECRETS.SECRETS_ENCRYPTION_KEY),
+  DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  RUN_WORKERS: bool.default(true),
+  TRUST_PROXY: optionalString,
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface AppConfig {
+  env: 'sandbox' | 'production';
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: Env['LOG_LEVEL'];
+  storage:
+    | { driver: 'local'; dir: string }
+    | {
+        driver: 's3';
+        bucket: string;
+        region: string;
+        endpoint?: string;
+        accessKeyId?: string;
+        secretAccessKey?: string;
+        forcePathStyle: boolean;
+      };
+  urlSigningSecret: string;
+  secretsEncryptionKey: string;
+  downloadUrlTtlSeconds: number;
+  runWorkers: boolean;
+  trustProxy: string | undefined;
+  shutdownTimeoutMs: number;
+  dbPoolMax: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment once; every problem names the variable at fault. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+    );
+  }
+  const env = parsed.data;
+  const problems: string[] = [];
+
+  if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
+    problems.push('S3_BUCKET: required when STORAGE_DRIVER=s3');
+  }
+  if (env.APP_ENV === 'production') {
+    for (const [name, value] of Object.entries(DEFAULT_SECRETS)) {
+      if (env[name as keyof typeof DEFAULT_SECRETS] === value) {
+        problems.push(`${name}: the built-in sandbox default is refused when APP_ENV=production`);
+      }
+    }
+    if (!env.DATABASE_URL) {
+      problems.push('DATABASE_URL: required when APP_ENV=production (the embedded database is for sandbox use)');
+    }
+    if (!env.PUBLIC_URL) {
+      problems.push('PUBLIC_URL: required when APP_ENV=production (invite and download links are built from it)');
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dataDir = path.resolve(env.DATA_DIR);
+  return {
+    env: env.APP_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL,
+    dataDir,
+    logLevel: env.LOG_LEVEL,
+    storage:
+      env.STORAGE_DRIVER === 's3'
+        ? {
+            driver: 's3',
+            bucket: env.S3_BUCKET!,
+            region: env.S3_REGION,
+            endpoint: env.S3_ENDPOINT,
+            accessKeyId: env.S3_ACCESS_KEY_ID,
+            secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+            forcePathStyle: env.S3_FORCE_PATH_STYLE,
+          }
+        : { driver: 'local', dir: path.resolve(env.STORAGE_DIR ?? path.join(dataDir, 'blobs')) },
+    urlSigningSecret: env.URL_SIGNING_SECRET,
+    secretsEncryptionKey: env.SECRETS_ENCRYPTION_KEY,
+    downloadUrlTtlSeconds: env.DOWNLOAD_URL_TTL_SECONDS,
+    runWorkers: env.RUN_WORKERS,
+    trustProxy: env.TRUST_PROXY,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    dbPoolMax: env.DB_POOL_MAX,
+  };
+}
+
+/** The configuration as it may be logged: secrets and credentials masked. */
+export function describeConfig(config: AppConfig): Record<string, unknown> {
+  const mask = (v: string | undefined) => (v ? '***' : undefined);
+  return {
+    ...config,
+    databaseUrl: config.databaseUrl ? config.databaseUrl.replace(/\/\/([^@/]*)@/, '//***@') : 'embedded',
+    urlSigningSecret: mask(config.urlSigningSecret),
+    secretsEncryptionKey: mask(config.secretsEncryptionKey),
+    storage:
+      config.storage.driver === 's3'
+        ? { ...config.storage, accessKeyId: mask(config.storage.accessKeyId), secretAccessKey: mask(config.storage.secretAccessKey) }
+        : config.storage,
+  };
+}

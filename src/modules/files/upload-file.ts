@@ -1,0 +1,94 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../platform/errors';
+import type { BlobStore } from '../../platform/storage/blob-store';
+import { SpoolLimitExceeded, spoolToTempFile } from '../../platform/storage/spool';
+import type { Actor } from '../users/access-tokens';
+import { User } from '../users/user.entity';
+import { ASSET_ERROR_MESSAGES, inspectImage } from './inspect-image';
+import { inspectPdf } from './inspect-pdf';
+import { StoredFile, type FileKind } from './stored-file.entity';
+
+/** 50 MB, the contract's limit: a file of exactly this size is accepted, one byte more is refused. */
+export const MAX_PDF_BYTES = 50 * 1024 * 1024;
+/** Assets are signature images and face photos; 10 MB is generous for either. */
+export const MAX_ASSET_BYTES = 10 * 1024 * 1024;
+
+export const UPLOAD_LIMITS: Record<FileKind, number> = { pdf: MAX_PDF_BYTES, asset: MAX_ASSET_BYTES };
+
+export interface IncomingFile {
+  filename: string | undefined;
+  stream: Readable;
+}
+
+export interface UploadDeps {
+  em: EntityManager;
+  blobs: BlobStore;
+}
+
+/** One code path for both faces: REST multipart and the GraphQL multipart request. */
+export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind, incoming: IncomingFile): Promise<StoredFile> {
+  const limit = UPLOAD_LIMITS[kind];
+  let spooled;
+  try {
+    spooled = await spoolToTempFile(incoming.stream, limit);
+  } catch (error) {
+    if (error instanceof SpoolLimitExceeded || isUpstreamSizeLimit(error)) {
+      throw new AppError('file_too_large', {
+        errors: [{ field: 'file', problem: `larger than ${limit} bytes` }],
+      });
+    }
+    throw error;
+  }
+  try {
+    if (spooled.size === 0) {
+      throw kind === 'pdf'
+        ? new AppError('file_empty', { errors: [{ field: 'file', problem: 'no bytes' }] })
+        : new AppError('file_empty', { message: ASSET_ERROR_MESSAGES.empty, errors: [{ field: 'file', problem: 'no bytes' }] });
+    }
+    const bytes = await readFile(spooled.path);
+    const facts =
+      kind === 'pdf'
+        ? { mime: 'application/pdf', ...(await inspectPdf(bytes)) }
+        : await inspectImage(bytes);
+
+    const file = deps.em.create(StoredFile, {
+      user: deps.em.getReference(User, actor.userId),
+      kind,
+      name: cleanFileName(incoming.filename, kind),
+      mime: facts.mime,
+      sizeBytes: spooled.size,
+      sha256: spooled.sha256,
+      pageCount: 'pageCount' in facts ? facts.pageCount : undefined,
+      widthPx: 'width' in facts ? facts.width : undefined,
+      heightPx: 'height' in facts ? facts.height : undefined,
+      storageKey: '',
+    });
+    file.storageKey = `files/${actor.userId}/${file.id}`;
+    await deps.blobs.putFile(file.storageKey, spooled.path, facts.mime);
+    try {
+      await deps.em.persistAndFlush(file);
+    } catch (error) {
+      await deps.blobs.delete(file.storageKey).catch(() => undefined);
+      throw error;
+    }
+    return file;
+  } finally {
+    await spooled.discard();
+  }
+}
+
+/** graphql-upload-ts fails the stream itself when its own cap is passed. */
+function isUpstreamSizeLimit(error: unknown): boolean {
+  const e = error as { code?: string; status?: number } | undefined;
+  return e?.code === 'FILE_TOO_LARGE' || e?.status === 413;
+}
+
+/** Keeps the uploader's name for display, without directories, control characters or unbounded length. */
+export function cleanFileName(name: string | undefined, kind: FileKind): string {
+  const base = path.posix.basename((name ?? '').replace(/\\/g, '/'));
+  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return cleaned || (kind === 'pdf' ? 'document.pdf' : 'asset');
+}

@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../platform/errors';
+import { generateAccessToken, hashToken } from '../../platform/auth/bearer';
+import { AccessToken } from './access-token.entity';
+import { User } from './user.entity';
+
+export interface Actor {
+  userId: string;
+  tokenId: string;
+}
+
+export interface IssuedToken {
+  token_id: string;
+  token: string;
+  expires_at: string | null;
+}
+
+export async function issueAccessToken(
+  em: EntityManager,
+  userId: string,
+  options: { expiresInSeconds?: number; label?: string } = {},
+): Promise<IssuedToken> {
+  const user = await em.findOne(User, { id: userId });
+  if (!user) throw new AppError('not_found', { message: `no user ${userId}` });
+  if (options.expiresInSeconds !== undefined && !(Number.isInteger(options.expiresInSeconds) && options.expiresInSeconds > 0)) {
+    throw AppError.badRequest([{ field: 'expires_in', problem: 'must be a whole number of seconds greater than 0' }]);
+  }
+  const token = generateAccessToken();
+  const record = em.create(AccessToken, {
+    user,
+    tokenHash: hashToken(token),
+    label: options.label,
+    expiresAt: options.expiresInSeconds ? new Date(Date.now() + options.expiresInSeconds * 1000) : undefined,
+  });
+  await em.persistAndFlush(record);
+  return { token_id: record.id, token, expires_at: record.expiresAt?.toISOString() ?? null };
+}
+
+export async function revokeAccessToken(em: EntityManager, tokenId: string): Promise<{ token_id: string; revoked_at: string }> {
+  const record = await em.findOne(AccessToken, { id: tokenId });
+  if (!record) throw new AppError('not_found', { message: `no token ${tokenId}` });
+  record.revokedAt ??= new Date();
+  await em.flush();
+  return { token_id: record.id, revoked_at: record.revokedAt.toISOString() };
+}
+
+/** The actor a raw token stands for, or null when it is unknown, expired or revoked. */
+export async function authenticateAccessToken(em: EntityManager, token: string): Promise<Actor | null> {
+  const rows = await em
+    .getConnection()
+    .execute<{ id: string; user_id: string }[]>(
+      'select id, user_id from access_tokens where token_hash = ? and revoked_at is null and (expires_at is null or expires_at > now())',
+      [hashToken(token)],
+    );
+  const row = rows[0];
+  return row ? { userId: row.user_id, tokenId: row.id } : null;
+}

@@ -1,0 +1,50 @@
+import { BigIntType, Check, Entity, Index, ManyToOne, OneToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { newId } from '../../platform/ids';
+import { User } from '../users/user.entity';
+
+/** One balance per user, in integer paise. The CHECK makes a negative balance impossible at the database. */
+@Entity({ tableName: 'wallets' })
+@Check({ name: 'wallets_balance_non_negative', expression: 'balance_paise >= 0' })
+export class Wallet {
+  @OneToOne(() => User, { primary: true, deleteRule: 'cascade' })
+  user!: User;
+
+  @Property({ type: new BigIntType('bigint'), defaultRaw: '0' })
+  balancePaise: Opt<bigint> = 0n;
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  updatedAt: Opt<Date> = new Date();
+}
+
+export type WalletEntryKind = 'credit' | 'charge' | 'refund';
+
+/** The ledger: every change of a balance is one row, and the balance after it. */
+@Entity({ tableName: 'wallet_entries' })
+@Index({ properties: ['user', 'createdAt'] })
+export class WalletEntry {
+  @PrimaryKey({ type: 'string', length: 64 })
+  id: string = newId('wle');
+
+  @ManyToOne(() => User, { deleteRule: 'cascade' })
+  user!: User;
+
+  @Property({ type: 'string', length: 16 })
+  kind!: WalletEntryKind;
+
+  /** Signed: credits and refunds are positive, charges negative. */
+  @Property({ type: new BigIntType('bigint') })
+  amountPaise!: bigint;
+
+  @Property({ type: new BigIntType('bigint') })
+  balanceAfterPaise!: bigint;
+
+  @Property({ type: 'string', length: 500 })
+  description!: string;
+
+  /** What the entry is about (an order id, a refunded instance id); null for manual credits. */
+  @Property({ type: 'string', length: 64, nullable: true })
+  reference?: string;
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt: Opt<Date> = new Date();
+}

@@ -1,0 +1,7 @@
+import { AccessToken } from '../../modules/users/access-token.entity';
+import { User } from '../../modules/users/user.entity';
+import { StoredFile } from '../../modules/files/stored-file.entity';
+import { Wallet, WalletEntry } from '../../modules/wallet/wallet.entity';
+
+/** Every entity of the service; the ORM is configured from this list only. */
+export const entities = [User, AccessToken, Wallet, WalletEntry, StoredFile];

@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261121233731_Initial } from './Migration20261121233731_Initial';
+
+/** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
+export const migrationsList: MigrationObject[] = [
+  { name: 'Migration20261121233731_Initial', class: Migration20261121233731_Initial },
+];

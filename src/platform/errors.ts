@@ -1,0 +1,85 @@
+/**
+ * The one application error. `code` is the stable, documented message of the contract (or one this
+ * service adds, listed in docs/api.md); the HTTP status comes from this table and nowhere else.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  missing_fields: 400,
+  file_empty: 400,
+  file_too_large: 400,
+  invalid_pdf: 400,
+  invalid_asset: 400,
+  invalid_file_id: 400,
+  invalid_sign_type: 400,
+  signer_count_mismatch: 400,
+  invalid_state_code: 400,
+  invalid_article_id: 400,
+  unauthorized: 401,
+  insufficient_balance: 402,
+  invalid_download_link: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  download_link_expired: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  stamp_combination_not_found: 422,
+  inventory_conflict: 422,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldProblem {
+  field: string;
+  problem: string;
+}
+
+export interface AppErrorOptions {
+  /** Replaces the code in the envelope `message` where the contract documents a text instead of a code. */
+  message?: string;
+  /** Which inputs failed and why; shown as `errors` in the REST envelope and in GraphQL extensions. */
+  errors?: FieldProblem[];
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly errors?: FieldProblem[];
+
+  constructor(
+    readonly code: ErrorCode,
+    options: AppErrorOptions = {},
+  ) {
+    super(options.message ?? code, { cause: options.cause });
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+    this.errors = options.errors;
+  }
+
+  static missingFields(fields: string[]): AppError {
+    return new AppError('missing_fields', {
+      errors: fields.map((field) => ({ field, problem: 'required' })),
+    });
+  }
+
+  static badRequest(errors: FieldProblem[], code: ErrorCode = 'bad_request'): AppError {
+    return new AppError(code, { errors });
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+/** Finds the AppError a library wrapped (GraphQLError.originalError, cause chains). */
+export function findAppError(error: unknown): AppError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (current instanceof AppError) return current;
+    const next = (current as { originalError?: unknown; cause?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
+    current = next;
+  }
+  return undefined;
+}

@@ -1,0 +1,110 @@
+import { ERROR_STATUS } from '../errors';
+import type { RestRoute } from './route';
+import { REST_BASE, type OpenApiDocument } from './sofa';
+
+const ENVELOPE_FIELDS = {
+  status_code: { type: 'integer', description: 'The HTTP status, repeated.' },
+  message: { type: 'string', description: '`Success`, or an error code (or a documented error text).' },
+  success: { type: 'boolean' },
+};
+
+const ERROR_ENVELOPE = {
+  type: 'object',
+  required: ['data', 'status_code', 'message', 'success'],
+  properties: {
+    data: { type: 'null' },
+    ...ENVELOPE_FIELDS,
+    errors: {
+      type: 'array',
+      description: 'Which inputs failed and why, where the failure concerns particular inputs.',
+      items: {
+        type: 'object',
+        required: ['field', 'problem'],
+        properties: { field: { type: 'string' }, problem: { type: 'string' } },
+      },
+    },
+  },
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input (`bad_request`, `missing_fields` or an operation-specific code).',
+  401: '`unauthorized`: missing, malformed, unknown, expired or revoked token.',
+  404: '`not_found`: no such resource for this user.',
+  500: '`internal_error`: a fault of the service (logged with the request id returned in `x-request-id`).',
+};
+
+/**
+ * SOFA's document describes bare GraphQL results; the service answers with the envelope, takes
+ * multipart bodies on upload routes, and requires a bearer token. This rewrites the document to say so.
+ */
+export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], publicUrl: string): OpenApiDocument {
+  const document: OpenApiDocument = structuredClone(generated);
+  document.info = {
+    title: 'Esign API',
+    version: '2.0.0',
+    description:
+      'Esign and E-Stamp service. Every JSON response is the envelope `{data, status_code, message, success}`; see docs/api.md.',
+  };
+  document.servers = [{ url: publicUrl }];
+  document.security = [{ bearerAuth: [] }];
+  document.components ??= {};
+  document.components.securitySchemes = { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'esk_...' } };
+  document.components.schemas ??= {};
+  document.components.schemas.ErrorEnvelope = ERROR_ENVELOPE;
+
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of routes) {
+    const fullPath = `${REST_BASE}${route.path}`;
+    const method = route.method.toLowerCase();
+    const operation = structuredClone(generated.paths[fullPath]?.[method] ?? generated.paths[route.path]?.[method]);
+    if (!operation) throw new Error(`SOFA generated no OpenAPI operation for ${route.method} ${fullPath}`);
+    operation.summary = route.summary;
+    operation.operationId ??= route.operation.replace('.', '_');
+    const success = operation.responses?.['200']?.content?.['application/json']?.schema ?? {};
+    operation.responses = {
+      200: {
+        description: 'Success',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['data', 'status_code', 'message', 'success'],
+              properties: { data: success, ...ENVELOPE_FIELDS },
+            },
+          },
+        },
+      },
+      ...Object.fromEntries(
+        Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => [
+          status,
+          { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+        ]),
+      ),
+    };
+    if (route.multipart) {
+      operation.requestBody = {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: Object.entries(route.multipart.parts).filter(([, part]) => part.required).map(([name]) => name),
+              properties: Object.fromEntries(
+                Object.entries(route.multipart.parts).map(([name, part]) => [
+                  name,
+                  part.binary ? { type: 'string', format: 'binary', description: part.description } : { type: 'string', description: part.description },
+                ]),
+              ),
+            },
+          },
+        },
+      };
+    }
+    paths[fullPath] = { ...paths[fullPath], [method]: operation };
+  }
+  document.paths = paths;
+  return document;
+}
+
+/** Codes the service can answer with, for docs and tests. */
+export const KNOWN_ERROR_CODES = Object.keys(ERROR_STATUS);

@@ -1,0 +1,87 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { authenticateHeader } from '../auth/authenticate';
+import { AppError, findAppError } from '../errors';
+import type { AppServices } from '../services';
+import { sendError, sendSuccess } from './envelope';
+import { patchOpenApi } from './openapi';
+import type { RestRoute } from './route';
+import { createSofaHandler } from './sofa';
+
+const JSON_BODY_LIMIT = '1mb';
+
+/**
+ * /api/v1: the documented routes and nothing else. The route table decides 404 and 405 before anything
+ * runs, then the bearer token (401), then either a multipart handler or SOFA over the GraphQL schema.
+ */
+export function createRestRouter(services: AppServices, schema: GraphQLSchema, routes: RestRoute[]): express.Router {
+  const sofa = createSofaHandler(services, schema, routes);
+  const openApi = patchOpenApi(sofa.openAPIDocument, routes, services.config.publicUrl);
+  const router = express.Router();
+  const rawBody = express.raw({ type: () => true, limit: JSON_BODY_LIMIT });
+
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
+      const candidates = routes.filter((route) => route.path === path);
+      if (candidates.length === 0) throw new AppError('not_found', { message: 'not_found' });
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
+      const route = candidates.find((candidate) => candidate.method === method);
+      if (!route) {
+        res.setHeader('Allow', candidates.map((candidate) => candidate.method).join(', '));
+        throw new AppError('method_not_allowed');
+      }
+      const actor = await authenticateHeader(services, req.headers.authorization);
+      if (!actor) throw new AppError('unauthorized');
+      res.locals.actor = actor;
+
+      if (route.multipart) {
+        sendSuccess(res, await route.multipart.handle(services, actor, req, res));
+        return;
+      }
+      if (route.method !== 'GET') await parseJsonBody(rawBody, req, res);
+      sofa(req, res, next);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}
+
+/** Reads the body (bounded) and refuses what is not a JSON object, before SOFA sees it. */
+async function parseJsonBody(rawBody: express.RequestHandler, req: Request, res: Response): Promise<void> {
+  await new Promise<void>((resolve, reject) => rawBody(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+  const body = req.body as Buffer | undefined;
+  if (!Buffer.isBuffer(body) || body.length === 0) {
+    req.body = undefined;
+    return;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw AppError.badRequest([{ field: 'body', problem: 'malformed JSON' }]);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw AppError.badRequest([{ field: 'body', problem: 'must be a JSON object' }]);
+  }
+}
+
+/** Body-parser errors carry a status and a type; turn them into documented codes. */
+export function restErrorFromExpress(error: unknown): AppError | undefined {
+  const appError = findAppError(error);
+  if (appError) return appError;
+  const e = error as { type?: string; status?: number };
+  if (e?.type === 'entity.too.large') return new AppError('payload_too_large');
+  if (e?.type === 'entity.parse.failed' || e?.type === 'request.aborted' || e?.type === 'request.size.invalid') {
+    return AppError.badRequest([{ field: 'body', problem: e.type }]);
+  }
+  if (e?.status === 400) return new AppError('bad_request');
+  return undefined;
+}
+
+export { sendError };

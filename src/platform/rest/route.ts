@@ -1,0 +1,23 @@
+import type { Request, Response } from 'express';
+import type { Actor } from '../../modules/users/access-tokens';
+import type { AppServices } from '../services';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * One documented REST route. Every route is served by a GraphQL root field (`operation`), through
+ * SOFA; a multipart route has its own handler because SOFA only reads JSON, and that handler calls the
+ * same service as the field.
+ */
+export interface RestRoute {
+  method: HttpMethod;
+  /** Below /api/v1, exactly as documented. */
+  path: string;
+  operation: `Query.${string}` | `Mutation.${string}`;
+  summary: string;
+  multipart?: {
+    /** Describes the form parts for the OpenAPI document. */
+    parts: Record<string, { description: string; binary?: boolean; required?: boolean }>;
+    handle(services: AppServices, actor: Actor, req: Request, res: Response): Promise<unknown>;
+  };
+}

@@ -1,0 +1,91 @@
+import { execute, GraphQLError, Kind, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { filterSchema, pruneSchema } from '@graphql-tools/utils';
+import { useSofa } from 'sofa-api';
+import type { Request, Response as ExpressResponse } from 'express';
+import { AppError, findAppError } from '../errors';
+import { createRequestContext } from '../graphql/context';
+import type { Logger } from '../logger';
+import type { AppServices } from '../services';
+import { errorEnvelope, successEnvelope } from './envelope';
+import type { RestRoute } from './route';
+
+export const REST_BASE = '/api/v1';
+
+/** Only the documented operations, and no Subscription: SOFA would otherwise expose webhook routes. */
+export function restSchemaOf(schema: GraphQLSchema, routes: RestRoute[]): GraphQLSchema {
+  const operations = new Set(routes.map((route) => route.operation));
+  return pruneSchema(
+    filterSchema({
+      schema,
+      rootFieldFilter: (operation, field) => operations.has(`${operation}.${field}` as RestRoute['operation']),
+      typeFilter: (name) => name !== schema.getSubscriptionType()?.name,
+    }),
+  );
+}
+
+function rootFieldOf(args: ExecutionArgs): string {
+  const operation = args.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const field = operation?.selectionSet.selections[0];
+  return field?.kind === Kind.FIELD ? field.name.value : '';
+}
+
+/** Turns the errors of a SOFA execution into the contract's error envelope and HTTP status. */
+export function restErrorOf(errors: ReadonlyArray<unknown>, log: Logger): AppError {
+  const first = errors[0] as GraphQLError | Error | undefined;
+  const appError = findAppError(first);
+  if (appError) return appError;
+  const message = first?.message ?? '';
+  const missing = /Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)/.exec(message);
+  if (missing) return AppError.missingFields([missing[1]]);
+  const invalid = /Variable "\$(\w+)" got invalid value/.exec(message);
+  if (invalid) return AppError.badRequest([{ field: invalid[1], problem: message }]);
+  const httpStatus = (first as GraphQLError | undefined)?.extensions?.http as { status?: number } | undefined;
+  if (httpStatus?.status === 400) return AppError.badRequest([{ field: 'body', problem: message }]);
+  log.error({ err: first }, 'unexpected error in a REST operation');
+  return new AppError('internal_error');
+}
+
+export function createSofaHandler(services: AppServices, schema: GraphQLSchema, routes: RestRoute[]) {
+  return useSofa({
+    basePath: REST_BASE,
+    schema: restSchemaOf(schema, routes),
+    depthLimit: 4,
+    routes: Object.fromEntries(
+      routes.map((route) => [route.operation, { method: route.method, path: route.path, description: route.summary }]),
+    ),
+    customScalars: {
+      Upload: { type: 'string', format: 'binary' },
+      DateTimeISO: { type: 'string', format: 'date-time' },
+    },
+    openAPI: { info: { title: 'Esign API', version: '2.0.0' } },
+    swaggerUI: { endpoint: false },
+    context: ({ res }: { req: Request; res: ExpressResponse }) => createRequestContext(services, res.locals.actor),
+    // SOFA answers with `data[field]`; wrapping that value is how its success responses get the envelope.
+    execute: (async (args: ExecutionArgs) => {
+      const result = await execute(args);
+      if (result.errors?.length) return result;
+      const field = rootFieldOf(args);
+      return { data: { [field]: successEnvelope((result.data as Record<string, unknown>)[field]) } };
+    }) as typeof execute,
+    errorHandler: (errors) => {
+      const error = restErrorOf(errors, services.log);
+      // SOFA's router expects its own (fetch-compatible) Response type.
+      return new Response(JSON.stringify(errorEnvelope(error)), {
+        status: error.status,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      }) as never;
+    },
+  }) as unknown as SofaHandler;
+}
+
+export type SofaHandler = ((req: Request, res: ExpressResponse, next: (error?: unknown) => void) => void) & {
+  openAPIDocument: OpenApiDocument;
+};
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: Record<string, unknown>;
+  paths: Record<string, Record<string, any>>;
+  components?: { schemas?: Record<string, any>; securitySchemes?: Record<string, unknown> };
+  [key: string]: unknown;
+}

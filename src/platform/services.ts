@@ -1,0 +1,16 @@
+import type PgBoss from 'pg-boss';
+import type { AppConfig } from '../config';
+import type { Orm } from './db/orm';
+import type { Logger } from './logger';
+import type { BlobStore } from './storage/blob-store';
+import type { UrlSigner } from './storage/signed-urls';
+
+/** The long-lived parts of one process, built once in main.ts (or by the test harness) and shared. */
+export interface AppServices {
+  config: AppConfig;
+  log: Logger;
+  orm: Orm;
+  boss: PgBoss;
+  blobs: BlobStore;
+  urls: UrlSigner;
+}

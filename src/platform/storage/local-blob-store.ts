@@ -1,0 +1,67 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { assertSafeKey, type BlobStore } from './blob-store';
+
+/** Blobs as files under one directory; writes go to a temporary name first so readers never see half a file. */
+export class LocalBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    assertSafeKey(key);
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  private async writeAtomically(key: string, write: (tmp: string) => Promise<void>): Promise<void> {
+    const target = this.pathOf(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${randomBytes(6).toString('hex')}.partial`;
+    try {
+      await write(tmp);
+      await rename(tmp, target);
+    } catch (error) {
+      await rm(tmp, { force: true });
+      throw error;
+    }
+  }
+
+  putFile(key: string, sourcePath: string): Promise<void> {
+    return this.writeAtomically(key, (tmp) => pipeline(createReadStream(sourcePath), createWriteStream(tmp)));
+  }
+
+  putBytes(key: string, bytes: Uint8Array): Promise<void> {
+    return this.writeAtomically(key, (tmp) => writeFile(tmp, bytes));
+  }
+
+  async getStream(key: string): Promise<Readable> {
+    const file = this.pathOf(key);
+    await access(file);
+    return createReadStream(file);
+  }
+
+  getBytes(key: string): Promise<Buffer> {
+    return readFile(this.pathOf(key));
+  }
+
+  async stat(key: string): Promise<{ size: number } | null> {
+    try {
+      const info = await stat(this.pathOf(key));
+      return { size: info.size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root);
+  }
+}
