@@ -115,7 +115,12 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
       // A connection lives only with a valid token in connection_init: `{"authorization": "Bearer esk_..."}`.
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
-        const header = typeof params.authorization === 'string' ? params.authorization : typeof params.Authorization === 'string' ? params.Authorization : undefined;
+        const header =
+          typeof params.authorization === 'string'
+            ? params.authorization
+            : typeof params.Authorization === 'string'
+              ? params.Authorization
+              : undefined;
         const actor = await authenticateHeader(services, header);
         if (!actor) {
           ctx.extra.socket.close(4401, 'unauthorized');

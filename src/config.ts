@@ -7,9 +7,7 @@ export const DEFAULT_SECRETS = {
   SECRETS_ENCRYPTION_KEY: 'sandbox-secrets-encryption-key-change-me',
 } as const;
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const optionalString = z
   .string()
@@ -82,9 +80,7 @@ export class ConfigError extends Error {
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`));
   }
   const env = parsed.data;
   const problems: string[] = [];
@@ -148,7 +144,11 @@ export function describeConfig(config: AppConfig): Record<string, unknown> {
     secretsEncryptionKey: mask(config.secretsEncryptionKey),
     storage:
       config.storage.driver === 's3'
-        ? { ...config.storage, accessKeyId: mask(config.storage.accessKeyId), secretAccessKey: mask(config.storage.secretAccessKey) }
+        ? {
+            ...config.storage,
+            accessKeyId: mask(config.storage.accessKeyId),
+            secretAccessKey: mask(config.storage.secretAccessKey),
+          }
         : config.storage,
   };
 }

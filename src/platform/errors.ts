@@ -78,7 +78,8 @@ export function findAppError(error: unknown): AppError | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {
     if (current instanceof AppError) return current;
-    const next = (current as { originalError?: unknown; cause?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
+    const next =
+      (current as { originalError?: unknown; cause?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
     current = next;
   }
   return undefined;

@@ -24,7 +24,10 @@ export class FileResolver {
   }
 
   @Mutation(() => UploadedFileType, { description: 'Upload a JPEG or PNG image (at most 10 MB).' })
-  uploadAsset(@Arg('file', () => GraphQLUpload) file: Promise<FileUpload>, @Ctx() ctx: RequestContext): Promise<UploadedFileType> {
+  uploadAsset(
+    @Arg('file', () => GraphQLUpload) file: Promise<FileUpload>,
+    @Ctx() ctx: RequestContext,
+  ): Promise<UploadedFileType> {
     return uploadFrom(ctx, 'asset', file);
   }
 

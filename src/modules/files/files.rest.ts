@@ -14,7 +14,10 @@ function multipartUpload(kind: FileKind, description: string): NonNullable<RestR
       if (!received) {
         throw kind === 'pdf'
           ? new AppError('file_empty', { errors: [{ field: 'file', problem: 'no multipart part named file' }] })
-          : new AppError('file_empty', { message: ASSET_ERROR_MESSAGES.empty, errors: [{ field: 'file', problem: 'no multipart part named file' }] });
+          : new AppError('file_empty', {
+              message: ASSET_ERROR_MESSAGES.empty,
+              errors: [{ field: 'file', problem: 'no multipart part named file' }],
+            });
       }
       try {
         const stored = await uploadFile({ em: services.orm.em.fork(), blobs: services.blobs }, actor, kind, received);

@@ -49,10 +49,7 @@ export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind,
         : new AppError('file_empty', { message: ASSET_ERROR_MESSAGES.empty, errors: [{ field: 'file', problem: 'no bytes' }] });
     }
     const bytes = await readFile(spooled.path);
-    const facts =
-      kind === 'pdf'
-        ? { mime: 'application/pdf', ...(await inspectPdf(bytes)) }
-        : await inspectImage(bytes);
+    const facts = kind === 'pdf' ? { mime: 'application/pdf', ...(await inspectPdf(bytes)) } : await inspectImage(bytes);
 
     const file = deps.em.create(StoredFile, {
       user: deps.em.getReference(User, actor.userId),
@@ -89,6 +86,9 @@ function isUpstreamSizeLimit(error: unknown): boolean {
 /** Keeps the uploader's name for display, without directories, control characters or unbounded length. */
 export function cleanFileName(name: string | undefined, kind: FileKind): string {
   const base = path.posix.basename((name ?? '').replace(/\\/g, '/'));
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return cleaned || (kind === 'pdf' ? 'document.pdf' : 'asset');
 }

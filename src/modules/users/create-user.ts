@@ -7,7 +7,10 @@ import { User } from './user.entity';
 const email = z.email().max(320);
 
 /** Creates a user with a first access token; the token is returned here and never again. */
-export async function createUser(em: EntityManager, input: { email: string }): Promise<{ user_id: string; token: string; token_id: string }> {
+export async function createUser(
+  em: EntityManager,
+  input: { email: string },
+): Promise<{ user_id: string; token: string; token_id: string }> {
   const parsed = email.safeParse(input.email?.trim().toLowerCase());
   if (!parsed.success) throw AppError.badRequest([{ field: 'email', problem: 'must be an email address' }]);
   if (await em.count(User, { email: parsed.data })) {

@@ -22,7 +22,9 @@ async function main() {
     const orm = await MikroORM.init(options);
     try {
       await orm.getMigrator().up();
-      const result = await orm.getMigrator().createMigration(path.resolve('src/platform/db/migrations'), false, false, process.argv[2]);
+      const result = await orm
+        .getMigrator()
+        .createMigration(path.resolve('src/platform/db/migrations'), false, false, process.argv[2]);
       console.log(result.fileName ? `written: src/platform/db/migrations/${result.fileName}` : 'no changes');
     } finally {
       await orm.close();

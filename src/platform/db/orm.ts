@@ -6,7 +6,9 @@ export type Orm = MikroORM;
 
 export async function openOrm(clientUrl: string, options: { poolMax?: number; log?: Logger } = {}): Promise<Orm> {
   const log = options.log;
-  const orm = await MikroORM.init(createOrmOptions(clientUrl, options.poolMax, log ? (message) => log.debug({ orm: message }, 'mikro-orm') : undefined));
+  const orm = await MikroORM.init(
+    createOrmOptions(clientUrl, options.poolMax, (message) => log?.debug({ orm: message }, 'mikro-orm')),
+  );
   const migrator = orm.getMigrator();
   const applied = await migrator.up();
   if (applied.length > 0) options.log?.info({ migrations: applied.map((m) => m.name) }, 'database migrated');

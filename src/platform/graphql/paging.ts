@@ -15,7 +15,8 @@ export class PageArgs {
 
 export function checkPage(args: { page: number; size: number }): { offset: number; limit: number } {
   const errors = [];
-  if (!Number.isInteger(args.page) || args.page < 1) errors.push({ field: 'page', problem: 'must be a whole number of at least 1' });
+  if (!Number.isInteger(args.page) || args.page < 1)
+    errors.push({ field: 'page', problem: 'must be a whole number of at least 1' });
   if (!Number.isInteger(args.size) || args.size < 1 || args.size > MAX_PAGE_SIZE) {
     errors.push({ field: 'size', problem: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` });
   }

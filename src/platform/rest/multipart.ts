@@ -36,7 +36,9 @@ export function receiveMultipartFile(req: Request, field = 'file'): Promise<Rece
         return;
       }
       found = true;
-      parser.on('error', (error) => stream.destroy(new AppError('bad_request', { message: 'malformed multipart body', cause: error })));
+      parser.on('error', (error) =>
+        stream.destroy(new AppError('bad_request', { message: 'malformed multipart body', cause: error })),
+      );
       resolve({ filename: info.filename, stream, release });
     });
     parser.on('error', (error) => {

@@ -88,11 +88,15 @@ export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], pu
           'multipart/form-data': {
             schema: {
               type: 'object',
-              required: Object.entries(route.multipart.parts).filter(([, part]) => part.required).map(([name]) => name),
+              required: Object.entries(route.multipart.parts)
+                .filter(([, part]) => part.required)
+                .map(([name]) => name),
               properties: Object.fromEntries(
                 Object.entries(route.multipart.parts).map(([name, part]) => [
                   name,
-                  part.binary ? { type: 'string', format: 'binary', description: part.description } : { type: 'string', description: part.description },
+                  part.binary
+                    ? { type: 'string', format: 'binary', description: part.description }
+                    : { type: 'string', description: part.description },
                 ]),
               ),
             },

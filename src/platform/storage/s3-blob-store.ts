@@ -48,7 +48,9 @@ export class S3BlobStore implements BlobStore {
 
   async putBytes(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
     assertSafeKey(key);
-    await this.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: key, Body: bytes, ContentType: contentType }));
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.options.bucket, Key: key, Body: bytes, ContentType: contentType }),
+    );
   }
 
   async getStream(key: string): Promise<Readable> {

@@ -28,7 +28,9 @@ export class UrlSigner {
 
   issue(grant: Omit<DownloadGrant, 'expiresAt'>, ttlSeconds: number, now = Date.now()): { url: string; expires_in: number } {
     const full: DownloadGrant = { ...grant, expiresAt: Math.floor(now / 1000) + ttlSeconds };
-    const payload = Buffer.from(JSON.stringify([full.key, full.filename, full.contentType, full.expiresAt])).toString('base64url');
+    const payload = Buffer.from(JSON.stringify([full.key, full.filename, full.contentType, full.expiresAt])).toString(
+      'base64url',
+    );
     return { url: `${this.publicUrl}${DOWNLOAD_PATH}/${payload}.${this.sign(payload)}`, expires_in: ttlSeconds };
   }
 

@@ -1,0 +1,113 @@
+/**
+ * `npm run cli -- <command>`: user, token and wallet administration against the configured database
+ * (DATABASE_URL, or the embedded one under DATA_DIR, reused when a server is running on it).
+ * Each command prints one JSON document on stdout; logs go to stderr.
+ */
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { ConfigError, loadConfig } from '../config';
+import { creditWallet } from '../modules/wallet/credit-wallet';
+import { issueAccessToken, revokeAccessToken } from '../modules/users/access-tokens';
+import { createUser } from '../modules/users/create-user';
+import { openDatabase } from '../platform/bootstrap';
+import { openOrm, type Orm } from '../platform/db/orm';
+import { AppError } from '../platform/errors';
+import { parseRupees } from '../platform/money';
+
+const USAGE = `usage: npm run cli -- <command>
+  users create --email EMAIL                        create a user and its first access token
+  tokens create --user USER_ID [--expires-in SECONDS] [--label TEXT]
+                                                    issue another access token
+  tokens revoke TOKEN_ID                            revoke a token (it answers 401 from then on)
+  wallet credit --user USER_ID --amount RUPEES      add money to a user's wallet (e.g. 2500 or 99.50)`;
+
+class UsageError extends Error {}
+
+type Command = (orm: Orm, args: { values: Record<string, string | undefined>; positionals: string[] }) => Promise<unknown>;
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const value = values[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const commands: Record<string, Command> = {
+  'users create': (orm, { values }) => createUser(orm.em.fork(), { email: required(values, 'email') }),
+  'tokens create': (orm, { values }) => {
+    const expires = values['expires-in'];
+    const seconds = expires === undefined ? undefined : Number(expires);
+    if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
+      throw new UsageError('--expires-in must be a whole number of seconds greater than 0');
+    }
+    return issueAccessToken(orm.em.fork(), required(values, 'user'), { expiresInSeconds: seconds, label: values.label });
+  },
+  'tokens revoke': (orm, { positionals }) => {
+    const tokenId = positionals[2];
+    if (!tokenId) throw new UsageError('tokens revoke needs a TOKEN_ID (tok_...)');
+    return revokeAccessToken(orm.em.fork(), tokenId);
+  },
+  'wallet credit': (orm, { values }) => {
+    const paise = parseRupees(required(values, 'amount'));
+    if (paise === null || paise <= 0n) throw new UsageError('--amount must be rupees greater than 0, at most 2 decimals');
+    return creditWallet(orm.em.fork(), required(values, 'user'), paise);
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      user: { type: 'string' },
+      amount: { type: 'string' },
+      label: { type: 'string' },
+      'expires-in': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const name = parsed.positionals.slice(0, 2).join(' ');
+  const command = commands[name];
+  if (parsed.values.help || !command) {
+    process.stderr.write(`${USAGE}\n`);
+    return parsed.values.help ? 0 : 64;
+  }
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
+  const database = await openDatabase(config, log);
+  const orm = await openOrm(database.url, { poolMax: 2, log });
+  try {
+    const result = await command(orm, {
+      values: parsed.values as Record<string, string | undefined>,
+      positionals: parsed.positionals,
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } finally {
+    await orm.close();
+    if (database.embedded?.owned) await database.embedded.stop();
+  }
+}
+
+main(process.argv.slice(2))
+  .then((code) => process.exit(code))
+  .catch((error: unknown) => {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+      process.exit(64);
+    }
+    if (error instanceof AppError) {
+      const details = error.errors?.map((e) => `${e.field}: ${e.problem}`).join('; ');
+      process.stderr.write(
+        `${error.code}: ${error.message !== error.code ? error.message : ''}${details ? ` ${details}` : ''}\n`,
+      );
+      process.exit(1);
+    }
+    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+      process.exit(64);
+    }
+    console.error(error);
+    process.exit(1);
+  });

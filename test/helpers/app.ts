@@ -1,0 +1,103 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createHttpApp, type HttpApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/platform/logger';
+import { createUser } from '../../src/modules/users/create-user';
+import { startServices, type RunningServices } from '../../src/platform/bootstrap';
+import { databaseUrl, freePort } from '../../src/platform/db/embedded-postgres';
+import type { BlobStore } from '../../src/platform/storage/blob-store';
+
+export interface TestUser {
+  user_id: string;
+  token: string;
+  token_id: string;
+}
+
+export interface TestApp {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** The database of this app (one per test file). */
+  databaseUrl: string;
+  services: RunningServices;
+  http: HttpApp;
+  /** Every log line the app wrote, parsed. */
+  logs: Record<string, unknown>[];
+  createUser(email?: string): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Replaces the blob store, e.g. with one that fails, to see how faults surface. */
+  blobs?: (real: BlobStore) => BlobStore;
+}
+
+/** Makes an empty database on the run's PostgreSQL (see global-setup.ts). */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = inject('pgAdminUrl');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  return {
+    url: databaseUrl(adminUrl, name),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** A real app on a real port over a fresh database, as main.ts would build it. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-app-'));
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    DB_POOL_MAX: '5',
+    ...options.env,
+  });
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+      callback();
+    },
+  });
+  const log = createLogger(config.logLevel, sink);
+  const services = await startServices(config, log, { url: database.url });
+  if (options.blobs) services.blobs = options.blobs(services.blobs);
+  const http = await createHttpApp(services);
+  await new Promise<void>((resolve) => http.server.listen(port, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    databaseUrl: database.url,
+    services,
+    http,
+    logs,
+    createUser: (email) =>
+      createUser(services.orm.em.fork(), { email: email ?? `user-${randomBytes(4).toString('hex')}@example.com` }),
+    close: async () => {
+      await http.close(1000);
+      await services.stop();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
