@@ -12,7 +12,7 @@ const ERROR_ENVELOPE = {
   type: 'object',
   required: ['data', 'status_code', 'message', 'success'],
   properties: {
-    data: { type: 'null' },
+    data: { type: 'object', nullable: true, description: 'Always null on failure.' },
     ...ENVELOPE_FIELDS,
     errors: {
       type: 'array',

@@ -1,0 +1,159 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BlobStore } from '../../src/platform/storage/blob-store';
+import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { rest, restUpload } from '../helpers/clients';
+import { MINIMAL_PDF } from '../helpers/fixtures';
+
+const ENVELOPE_KEYS = ['data', 'message', 'status_code', 'success'];
+
+function expectErrorEnvelope(response: { status: number; body: Record<string, unknown> }, status: number, message: string) {
+  expect(response.status).toBe(status);
+  expect(response.body).toMatchObject({ data: null, status_code: status, message, success: false });
+  expect(Object.keys(response.body).filter((key) => key !== 'errors').sort()).toEqual(ENVELOPE_KEYS);
+}
+
+describe('the REST face', () => {
+  let app: TestApp;
+  let user: TestUser;
+  let failingBlobs = false;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      // A blob store that can be told to fail shows how an unexpected fault reaches the client.
+      blobs: (real): BlobStore => ({
+        ...real,
+        check: () => real.check(),
+        putFile: async (...args) => {
+          if (failingBlobs) throw new Error('disk on fire: /secret/path/at/line/42');
+          return real.putFile(...args);
+        },
+        putBytes: (...args) => real.putBytes(...args),
+        getStream: (key) => real.getStream(key),
+        getBytes: (key) => real.getBytes(key),
+        stat: (key) => real.stat(key),
+        delete: (key) => real.delete(key),
+      }),
+    });
+    user = await app.createUser();
+  });
+  afterAll(async () => app.close());
+
+  it('answers an unknown route with a 404 envelope, with or without a token', async () => {
+    expectErrorEnvelope(await rest(app, 'GET', '/nothing/here'), 404, 'not_found');
+    expectErrorEnvelope(await rest(app, 'GET', '/nothing/here', { token: user.token }), 404, 'not_found');
+    const outside = await fetch(new URL('/not-an-api', app.url));
+    expect(outside.status).toBe(404);
+    expect(await outside.json()).toEqual({ data: null, status_code: 404, message: 'not_found', success: false });
+  });
+
+  it('answers a documented path with another method with 405 and Allow', async () => {
+    const response = await rest(app, 'DELETE', '/files/upload-pdf', { token: user.token });
+    expectErrorEnvelope(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toBe('POST');
+    expectErrorEnvelope(await rest(app, 'POST', '/files/details', { token: user.token, json: {} }), 405, 'method_not_allowed');
+  });
+
+  it('does not expose the routes SOFA generates by default, and never posts to a caller-given URL', async () => {
+    const received: string[] = [];
+    const listener = http.createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+    const target = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/hook`;
+    try {
+      const body = { subscription: 'subscription { anything }', variables: {}, url: target };
+      expectErrorEnvelope(await rest(app, 'POST', '/webhook', { token: user.token, json: body }), 404, 'not_found');
+      expectErrorEnvelope(await rest(app, 'POST', '/webhook/abc', { token: user.token, json: body }), 404, 'not_found');
+      expectErrorEnvelope(await rest(app, 'DELETE', '/webhook/abc', { token: user.token }), 404, 'not_found');
+      // Default SOFA paths of the exposed fields and of fields not in the contract do not exist either.
+      expectErrorEnvelope(await rest(app, 'GET', '/file', { token: user.token, query: { client_id: 'x' } }), 404, 'not_found');
+      expectErrorEnvelope(await rest(app, 'GET', '/me', { token: user.token }), 404, 'not_found');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(received).toEqual([]);
+    } finally {
+      listener.close();
+    }
+  });
+
+  it('names a missing required query argument with missing_fields', async () => {
+    const response = await rest(app, 'GET', '/files/details', { token: user.token });
+    expectErrorEnvelope(response, 400, 'missing_fields');
+    expect(response.body.errors).toEqual([{ field: 'client_id', problem: 'required' }]);
+  });
+
+  it('refuses a query argument of the wrong type with bad_request naming it', async () => {
+    const response = await rest(app, 'GET', '/files/list', { token: user.token, query: { page: 'first', size: 10 } });
+    expectErrorEnvelope(response, 400, 'bad_request');
+    const paging = await rest(app, 'GET', '/files/list', { token: user.token, query: { page: 0, size: 1000 } });
+    expectErrorEnvelope(paging, 400, 'bad_request');
+    expect(paging.body.errors?.map((e) => e.field)).toEqual(['page', 'size']);
+  });
+
+  it('answers an unexpected fault with a bare 500 envelope, and logs it with the request id', async () => {
+    failingBlobs = true;
+    try {
+      const response = await restUpload(app, '/files/upload-pdf', user.token, { bytes: MINIMAL_PDF, filename: 'a.pdf' });
+      expectErrorEnvelope(response as never, 500, 'internal_error');
+      expect(JSON.stringify(response.body)).not.toContain('disk on fire');
+      const requestId = response.headers.get('x-request-id');
+      expect(requestId).toBeTruthy();
+      const logged = app.logs.filter((line) => line.req_id === requestId);
+      expect(logged.some((line) => line.level === 50 && JSON.stringify(line).includes('disk on fire'))).toBe(true);
+      // Every line written while serving the request names it.
+      expect(logged.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      failingBlobs = false;
+    }
+    // Nothing was stored for the failed upload.
+    const list = await rest<{ items: unknown[] }>(app, 'GET', '/files/list', { token: user.token, query: { page: 1, size: 10 } });
+    expect(list.body.data?.items).toEqual([]);
+  });
+
+  it('keeps a sane incoming x-request-id and replaces a hostile one', async () => {
+    const kept = await fetch(new URL('/healthz', app.url), { headers: { 'x-request-id': 'lb-1234' } });
+    expect(kept.headers.get('x-request-id')).toBe('lb-1234');
+    const replaced = await fetch(new URL('/healthz', app.url), { headers: { 'x-request-id': 'bad id <script>' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves a valid OpenAPI document that describes every route with the envelope', async () => {
+    const response = await fetch(new URL('/api/v1/openapi.json', app.url));
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      info: { title: string; version: string };
+      paths: Record<string, Record<string, { responses: Record<string, any>; requestBody?: any }>>;
+    };
+    expect(document.info).toMatchObject({ title: 'Esign API', version: '2.0.0' });
+    const validator = new Validator();
+    const result = await validator.validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+
+    expect(Object.keys(document.paths).sort()).toEqual(
+      ['/api/v1/files/details', '/api/v1/files/list', '/api/v1/files/upload-asset', '/api/v1/files/upload-pdf'].sort(),
+    );
+    for (const operations of Object.values(document.paths)) {
+      for (const operation of Object.values(operations)) {
+        const success = operation.responses['200'].content['application/json'].schema;
+        expect(Object.keys(success.properties).sort()).toEqual(ENVELOPE_KEYS);
+        expect(operation.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+      }
+    }
+    expect(document.paths['/api/v1/files/upload-pdf'].post.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({
+      type: 'string',
+      format: 'binary',
+    });
+  });
+
+  it('reports health and readiness', async () => {
+    const health = await fetch(new URL('/healthz', app.url));
+    expect(health.status).toBe(200);
+    const ready = await fetch(new URL('/readyz', app.url));
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok', storage: 'ok' } });
+  });
+});
