@@ -160,9 +160,12 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
       // graphql-ws clients are told the server is going away (1001) and may reconnect elsewhere.
       await Promise.resolve(wsHandle.dispose()).catch((error: unknown) => log.warn({ err: error }, 'closing graphql-ws'));
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last response ends; close each as soon as it does.
       server.closeIdleConnections();
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await drained;
+      clearInterval(sweeper);
       clearTimeout(timer);
       await apollo.stop();
     },
