@@ -10,6 +10,7 @@ import { graphqlUploadExpress } from 'graphql-upload-ts';
 import { useServer } from 'graphql-ws/use/ws';
 import { pinoHttp } from 'pino-http';
 import { WebSocketServer } from 'ws';
+import { esignRestRoutes } from './modules/esign/esign.rest';
 import { fileRestRoutes } from './modules/files/files.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
@@ -27,7 +28,7 @@ import { DOWNLOAD_PATH } from './platform/storage/signed-urls';
 import { serveDownload } from './platform/storage/serve-download';
 
 /** Every documented REST route of every module. */
-export const restRoutes: RestRoute[] = [...fileRestRoutes];
+export const restRoutes: RestRoute[] = [...fileRestRoutes, ...esignRestRoutes];
 
 const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;
 

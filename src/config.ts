@@ -34,6 +34,7 @@ const envSchema = z.object({
   SECRETS_ENCRYPTION_KEY: z.string().min(16).default(DEFAULT_SECRETS.SECRETS_ENCRYPTION_KEY),
   DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   RUN_WORKERS: bool.default(true),
+  QUEUE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(1),
   TRUST_PROXY: optionalString,
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
@@ -64,6 +65,7 @@ export interface AppConfig {
   secretsEncryptionKey: string;
   downloadUrlTtlSeconds: number;
   runWorkers: boolean;
+  queuePollIntervalSeconds: number;
   trustProxy: string | undefined;
   shutdownTimeoutMs: number;
   dbPoolMax: number;
@@ -128,6 +130,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     secretsEncryptionKey: env.SECRETS_ENCRYPTION_KEY,
     downloadUrlTtlSeconds: env.DOWNLOAD_URL_TTL_SECONDS,
     runWorkers: env.RUN_WORKERS,
+    queuePollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     dbPoolMax: env.DB_POOL_MAX,

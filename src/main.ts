@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createHttpApp } from './app';
+import { jobDefinitions } from './jobs';
 import { ConfigError, describeConfig, loadConfig } from './config';
 import { openDatabase, startServices } from './platform/bootstrap';
 import { ensureDevUser } from './platform/dev-user';
@@ -21,7 +22,7 @@ async function main() {
   log.info({ config: describeConfig(config) }, 'starting');
 
   const database = await openDatabase(config, log);
-  const services = await startServices(config, log, database);
+  const services = await startServices(config, log, database, jobDefinitions);
   const http = await createHttpApp(services);
 
   if (config.env === 'sandbox') {

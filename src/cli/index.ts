@@ -104,7 +104,8 @@ main(process.argv.slice(2))
       );
       process.exit(1);
     }
-    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    // Every parseArgs refusal (unknown option, missing or ambiguous value such as `--amount -5`) is a usage error.
+    if (String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) {
       process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
       process.exit(64);
     }

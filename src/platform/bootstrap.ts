@@ -3,6 +3,8 @@ import PgBoss from 'pg-boss';
 import type { AppConfig } from '../config';
 import { databaseUrl, ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { openOrm } from './db/orm';
+import { EventBus } from './events/event-bus';
+import { createQueues, startWorkers, type JobDefinition } from './jobs/jobs';
 import type { Logger } from './logger';
 import type { AppServices } from './services';
 import { createBlobStore } from './storage';
@@ -30,27 +32,44 @@ export interface RunningServices extends AppServices {
   stop(): Promise<void>;
 }
 
-/** Opens the ORM (migrating), starts pg-boss and builds the blob store: what every process needs. */
-export async function startServices(config: AppConfig, log: Logger, database: Database): Promise<RunningServices> {
+/**
+ * Opens the ORM (migrating), starts pg-boss with every queue, the event bus and the blob store: what
+ * every process needs. Queue workers run here too unless RUN_WORKERS=false (then `npm run worker` does).
+ */
+export async function startServices(
+  config: AppConfig,
+  log: Logger,
+  database: Database,
+  jobs: readonly JobDefinition<any>[],
+  options: { workers?: boolean } = {},
+): Promise<RunningServices> {
   const orm = await openOrm(database.url, { poolMax: config.dbPoolMax, log });
   const boss = new PgBoss({ connectionString: database.url, schema: 'pgboss', max: 4, application_name: 'esign-queue' });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'pg-boss error'));
+  const events = new EventBus(database.url, log);
   try {
     await boss.start();
+    await createQueues(boss, jobs);
+    await events.start();
   } catch (error) {
+    await boss.stop({ graceful: false }).catch(() => undefined);
     await orm.close();
     throw error;
   }
-  return {
+  const services: RunningServices = {
     config,
     log,
     orm,
     boss,
     blobs: createBlobStore(config.storage),
     urls: new UrlSigner(config.urlSigningSecret, config.publicUrl),
+    events,
     stop: async () => {
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await events.stop();
       await orm.close();
     },
   };
+  if (options.workers ?? config.runWorkers) await startWorkers(services, jobs, config.queuePollIntervalSeconds);
+  return services;
 }

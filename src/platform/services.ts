@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { AppConfig } from '../config';
 import type { Orm } from './db/orm';
+import type { EventBus } from './events/event-bus';
 import type { Logger } from './logger';
 import type { BlobStore } from './storage/blob-store';
 import type { UrlSigner } from './storage/signed-urls';
@@ -13,4 +14,5 @@ export interface AppServices {
   boss: PgBoss;
   blobs: BlobStore;
   urls: UrlSigner;
+  events: EventBus;
 }

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createHttpApp, type HttpApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { jobDefinitions } from '../../src/jobs';
 import { createLogger } from '../../src/platform/logger';
 import { createUser } from '../../src/modules/users/create-user';
 import { startServices, type RunningServices } from '../../src/platform/bootstrap';
@@ -71,6 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     DB_POOL_MAX: '5',
+    QUEUE_POLL_INTERVAL_SECONDS: '0.5',
     ...options.env,
   });
   const logs: Record<string, unknown>[] = [];
@@ -81,7 +83,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const log = createLogger(config.logLevel, sink);
-  const services = await startServices(config, log, { url: database.url });
+  const services = await startServices(config, log, { url: database.url }, jobDefinitions);
   if (options.blobs) services.blobs = options.blobs(services.blobs);
   const http = await createHttpApp(services);
   await new Promise<void>((resolve) => http.server.listen(port, '127.0.0.1', () => resolve()));

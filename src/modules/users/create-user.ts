@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors';
 import { issueAccessToken } from './access-tokens';
@@ -17,7 +17,15 @@ export async function createUser(
     throw new AppError('conflict', { message: `a user with email ${parsed.data} exists already` });
   }
   const user = em.create(User, { email: parsed.data });
-  await em.persistAndFlush(user);
+  try {
+    await em.persistAndFlush(user);
+  } catch (error) {
+    // Two creations of the same email at once: the unique index decides, the loser gets the same answer.
+    if (error instanceof UniqueConstraintViolationException) {
+      throw new AppError('conflict', { message: `a user with email ${parsed.data} exists already`, cause: error });
+    }
+    throw error;
+  }
   const issued = await issueAccessToken(em, user.id, { label: 'created with the user' });
   return { user_id: user.id, token: issued.token, token_id: issued.token_id };
 }

@@ -2,6 +2,8 @@ import { AccessToken } from '../../modules/users/access-token.entity';
 import { User } from '../../modules/users/user.entity';
 import { StoredFile } from '../../modules/files/stored-file.entity';
 import { Wallet, WalletEntry } from '../../modules/wallet/wallet.entity';
+import { EsignSession } from '../../modules/esign/esign-session.entity';
+import { Signer } from '../../modules/esign/signer.entity';
 
 /** Every entity of the service; the ORM is configured from this list only. */
-export const entities = [User, AccessToken, Wallet, WalletEntry, StoredFile];
+export const entities = [User, AccessToken, Wallet, WalletEntry, StoredFile, EsignSession, Signer];

@@ -3,15 +3,29 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { FileResolver } from '../../modules/files/file.resolver';
 import { UserResolver } from '../../modules/users/user.resolver';
+import { ElementResolver, EsignSessionResolver } from '../../modules/esign/session.resolver';
 import { depthLimitRule } from './depth-limit';
 
-export const resolvers = [UserResolver, FileResolver] as const;
+export const resolvers = [UserResolver, FileResolver, EsignSessionResolver, ElementResolver] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 
+/**
+ * Every subscription brings its own `subscribe` (access check, then the request's EventBus), so the
+ * schema-wide PubSub that TypeGraphQL insists on must never be reached.
+ */
+const unusedPubSub = {
+  publish: () => {
+    throw new Error('publish through services.events (EventBus), not the schema PubSub');
+  },
+  subscribe: () => {
+    throw new Error('subscriptions must declare their own subscribe');
+  },
+};
+
 /** The one schema both faces serve; built once per process. */
 export function buildAppSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers, validate: false, emitSchemaFile: false });
+  cached ??= buildSchema({ resolvers, validate: false, emitSchemaFile: false, pubSub: unusedPubSub });
   return cached;
 }
 

@@ -1,5 +1,6 @@
 import { execute, GraphQLError, Kind, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
+import { isGraphQLOnly } from '../graphql/graphql-only';
 import { useSofa } from 'sofa-api';
 import type { Request, Response as ExpressResponse } from 'express';
 import { AppError, findAppError } from '../errors';
@@ -11,7 +12,10 @@ import type { RestRoute } from './route';
 
 export const REST_BASE = '/api/v1';
 
-/** Only the documented operations, and no Subscription: SOFA would otherwise expose webhook routes. */
+/**
+ * Only the documented operations, no Subscription (SOFA would otherwise expose webhook routes), and no
+ * field marked GraphQL-only.
+ */
 export function restSchemaOf(schema: GraphQLSchema, routes: RestRoute[]): GraphQLSchema {
   const operations = new Set(routes.map((route) => route.operation));
   return pruneSchema(
@@ -19,6 +23,7 @@ export function restSchemaOf(schema: GraphQLSchema, routes: RestRoute[]): GraphQ
       schema,
       rootFieldFilter: (operation, field) => operations.has(`${operation}.${field}` as RestRoute['operation']),
       typeFilter: (name) => name !== schema.getSubscriptionType()?.name,
+      objectFieldFilter: (_type, _field, config) => !isGraphQLOnly(config.extensions),
     }),
   );
 }

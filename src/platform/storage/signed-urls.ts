@@ -38,8 +38,10 @@ export class UrlSigner {
   verify(token: string, now = Date.now()): DownloadGrant {
     const dot = token.lastIndexOf('.');
     const payload = token.slice(0, dot);
-    const given = Buffer.from(token.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.sign(payload), 'base64url');
+    // Compared as text: decoding base64url first would ignore the unused low bits of the last character,
+    // so several spellings of one signature would pass.
+    const given = Buffer.from(token.slice(dot + 1), 'utf8');
+    const expected = Buffer.from(this.sign(payload), 'utf8');
     if (dot <= 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new AppError('invalid_download_link');
     }

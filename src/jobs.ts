@@ -1,0 +1,5 @@
+import { esignJobs } from './modules/esign/esign.jobs';
+import type { JobDefinition } from './platform/jobs/jobs';
+
+/** Every queue of the service: created by each process at start, worked by the API process or workers. */
+export const jobDefinitions: JobDefinition<any>[] = [...esignJobs];

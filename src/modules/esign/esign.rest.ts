@@ -1,0 +1,30 @@
+import type { RestRoute } from '../../platform/rest/route';
+
+export const esignRestRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/esign/initialize-esign',
+    operation: 'Mutation.initializeEsign',
+    summary: 'Start an Esign session for one or more signers on an uploaded PDF.',
+  },
+  { method: 'GET', path: '/esign/details', operation: 'Query.esignSession', summary: 'Read a session with its signers.' },
+  {
+    method: 'GET',
+    path: '/esign/download-pdf',
+    operation: 'Query.esignDownloadUrl',
+    summary: 'A short-lived URL of the signed PDF, once the session is completed.',
+  },
+  {
+    method: 'POST',
+    path: '/esign/cancel',
+    operation: 'Mutation.cancelEsign',
+    summary: 'Cancel a pending session (added by this service).',
+  },
+  {
+    method: 'GET',
+    path: '/esign/list',
+    operation: 'Query.esignSessions',
+    summary:
+      'Your sessions, newest first, with `page` from 1, `size` 1 to 100, optional `status` and `folder` (added by this service).',
+  },
+];

@@ -1,0 +1,423 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { AppError, type ErrorCode, type FieldProblem } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import { StoredFile } from '../files/stored-file.entity';
+import type { Actor } from '../users/access-tokens';
+import type { EmailTemplateOverrides, SignType } from './esign-session.entity';
+import type { ElementInput, SessionRequest, SignerInput, StampRequestInput } from './session.inputs';
+import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from './signer.entity';
+
+export const SIGN_TYPES: readonly SignType[] = ['aadhaar', 'suresign', 'pfx'];
+/** 1 = OTP, 2 = biometric (DESIGN.md, Coordinates and elements). */
+export const AUTH_MODES = [1, 2] as const;
+/** Signing backends; `sandbox` is the built-in simulated ESP, others arrive as adapters. */
+export const BACKENDS = ['sandbox'] as const;
+export const ELEMENT_TYPES = ['signature', 'image'] as const;
+export const ALIGNMENTS = ['left', 'center', 'right'] as const;
+
+export const LIMITS = {
+  expirySeconds: { min: 3600, max: 2_592_000, default: 604_800 },
+  maxRetry: { min: 1, max: 10, default: 3 },
+  faceMatchThreshold: { min: 50, max: 100, default: 80 },
+  faceMaxAttempts: { min: 1, max: 10, default: 5 },
+  signers: { min: 1, max: 50 },
+  elementsPerSigner: 50,
+  radiusMetres: { min: 1, max: 1_000_000 },
+} as const;
+
+/** Sizes used when an element does not give its own (PDF points). */
+export const ELEMENT_DEFAULTS = {
+  signature: { width: 160, height: 50 },
+  image: { width: 100, height: 100 },
+  fontSize: 10,
+} as const;
+
+export interface SignerPlan {
+  signType: SignType;
+  authMode: number;
+  maxRetry: number;
+  pfxId?: string;
+  fullName: string;
+  email?: string;
+  countryCode?: string;
+  mobile?: string;
+  verifyEmail: boolean;
+  verifyMobile: boolean;
+  reason?: string;
+  acceptVirtualSign: boolean;
+  verifyLocation: boolean;
+  locationSource?: 'device' | 'ip';
+  enforceGeofence: boolean;
+  latitude?: number;
+  longitude?: number;
+  radius?: number;
+  elements: StoredElement[];
+  nameMatch: NameMatchState;
+  faceMatch: FaceMatchState;
+  notification: NotificationFlags;
+}
+
+export interface SessionPlan {
+  signType: SignType;
+  authMode: number;
+  backend: string;
+  file: StoredFile;
+  folder?: string;
+  expirySeconds: number;
+  maxRetry: number;
+  allowDownload: boolean;
+  redirectUrl?: string;
+  sender?: string;
+  emailTemplateOverrides?: EmailTemplateOverrides;
+  stamp: StampRequestInput | null;
+  signers: SignerPlan[];
+}
+
+/** Collects every problem of a request before answering, so an integrator fixes them in one round. */
+class Problems {
+  readonly missing: string[] = [];
+  readonly invalid: FieldProblem[] = [];
+  signType = false;
+  fileId = false;
+
+  missingField(field: string): void {
+    this.missing.push(field);
+  }
+
+  invalidField(field: string, problem: string): void {
+    this.invalid.push({ field, problem });
+  }
+
+  /** missing_fields before invalid_sign_type before invalid_file_id before bad_request; `errors` lists them all. */
+  toError(): AppError | undefined {
+    if (this.missing.length === 0 && this.invalid.length === 0) return undefined;
+    const code: ErrorCode = this.missing.length
+      ? 'missing_fields'
+      : this.signType
+        ? 'invalid_sign_type'
+        : this.fileId
+          ? 'invalid_file_id'
+          : 'bad_request';
+    return new AppError(code, {
+      errors: [...this.missing.map((field) => ({ field, problem: 'required' })), ...this.invalid],
+    });
+  }
+}
+
+const emailSchema = z.email().max(320);
+const isAbsent = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+function text(
+  problems: Problems,
+  field: string,
+  value: string | null | undefined,
+  max: number,
+  required = false,
+): string | undefined {
+  if (isAbsent(value)) {
+    if (required) problems.missingField(field);
+    return undefined;
+  }
+  const trimmed = value!.trim();
+  if (trimmed.length > max) problems.invalidField(field, `at most ${max} characters`);
+  return trimmed;
+}
+
+function wholeNumber(
+  problems: Problems,
+  field: string,
+  value: number | null | undefined,
+  range: { min: number; max: number },
+): number | undefined {
+  if (isAbsent(value)) return undefined;
+  if (!Number.isInteger(value) || value! < range.min || value! > range.max) {
+    problems.invalidField(field, `must be a whole number from ${range.min} to ${range.max}`);
+    return undefined;
+  }
+  return value!;
+}
+
+function oneOf<const T extends string | number>(
+  problems: Problems,
+  field: string,
+  value: unknown,
+  allowed: readonly T[],
+): T | undefined {
+  if (isAbsent(value)) return undefined;
+  if (!allowed.includes(value as T)) {
+    problems.invalidField(field, `must be one of ${allowed.join(', ')}`);
+    return undefined;
+  }
+  return value as T;
+}
+
+function absoluteHttpUrl(problems: Problems, field: string, value: string | null | undefined): string | undefined {
+  const given = text(problems, field, value, 2048);
+  if (given === undefined) return undefined;
+  try {
+    const url = new URL(given);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
+  } catch {
+    // refused below
+  }
+  problems.invalidField(field, 'must be an absolute http(s) URL');
+  return undefined;
+}
+
+function planElement(problems: Problems, field: string, input: ElementInput): StoredElement | undefined {
+  const before = problems.missing.length + problems.invalid.length;
+  for (const key of ['x', 'y', 'page', 'type', 'alignment'] as const) {
+    if (isAbsent(input[key])) problems.missingField(`${field}.${key}`);
+  }
+  const type = oneOf(problems, `${field}.type`, input.type, ELEMENT_TYPES);
+  const alignment = oneOf(problems, `${field}.alignment`, input.alignment, ALIGNMENTS);
+  for (const key of ['x', 'y'] as const) {
+    const value = input[key];
+    if (!isAbsent(value) && !(Number.isFinite(value) && value! >= 0 && value! <= 14_400)) {
+      problems.invalidField(`${field}.${key}`, 'must be a number of PDF points from 0 to 14400');
+    }
+  }
+  if (!isAbsent(input.page) && !(Number.isInteger(input.page) && input.page! >= 0)) {
+    problems.invalidField(`${field}.page`, 'must be a zero-based page index');
+  }
+  for (const key of ['width', 'height', 'font_size'] as const) {
+    const value = input[key];
+    if (!isAbsent(value) && !(Number.isFinite(value) && value! > 0 && value! <= 14_400)) {
+      problems.invalidField(`${field}.${key}`, 'must be a number greater than 0');
+    }
+  }
+  const format = text(problems, `${field}.format`, input.format, 100);
+  const value = text(problems, `${field}.value`, input.value, 500);
+  if (type === 'image' && value === undefined) problems.missingField(`${field}.value`);
+  if (problems.missing.length + problems.invalid.length > before || !type || !alignment) return undefined;
+  const size = ELEMENT_DEFAULTS[type];
+  return {
+    field_id: newId('field'),
+    type,
+    x: input.x!,
+    y: input.y!,
+    page: input.page!,
+    alignment,
+    width: input.width ?? size.width,
+    height: input.height ?? size.height,
+    allow_wet_signature: input.allow_wet_signature ?? false,
+    font_size: input.font_size ?? ELEMENT_DEFAULTS.fontSize,
+    format: format ?? null,
+    value: value ?? null,
+  };
+}
+
+function planSigner(
+  problems: Problems,
+  field: string,
+  input: SignerInput,
+  session: { signType?: SignType; authMode: number; maxRetry: number },
+): SignerPlan | undefined {
+  const fullName = text(problems, `${field}.full_name`, input.full_name, 200, true);
+  const email = text(problems, `${field}.email`, input.email, 320);
+  if (email !== undefined && !emailSchema.safeParse(email).success)
+    problems.invalidField(`${field}.email`, 'must be an email address');
+  const mobile = text(problems, `${field}.mobile`, input.mobile, 20);
+  if (mobile !== undefined && !/^\d{6,15}$/.test(mobile)) problems.invalidField(`${field}.mobile`, 'must be 6 to 15 digits');
+  const countryCode = text(problems, `${field}.country_code`, input.country_code, 8);
+  if (countryCode !== undefined && !/^\+?\d{1,4}$/.test(countryCode))
+    problems.invalidField(`${field}.country_code`, 'must be 1 to 4 digits, optionally after +');
+  if (mobile !== undefined && countryCode === undefined) problems.missingField(`${field}.country_code`);
+  const verifyEmail = input.verify_email ?? false;
+  const verifyMobile = input.verify_mobile ?? false;
+  if (verifyEmail && email === undefined) problems.missingField(`${field}.email`);
+  if (verifyMobile && mobile === undefined) problems.missingField(`${field}.mobile`);
+
+  let signType = session.signType;
+  if (!isAbsent(input.sign_type)) {
+    signType = oneOf(problems, `${field}.sign_type`, input.sign_type, SIGN_TYPES);
+    if (!signType) problems.signType = true;
+  }
+  const pfxId = text(problems, `${field}.pfx_id`, input.pfx_id, 64);
+  if (signType === 'pfx') {
+    if (pfxId === undefined) {
+      problems.invalidField(`${field}.pfx_id`, 'required when the signer signs with pfx');
+      problems.signType = true;
+    } else if (!pfxId.startsWith('pfx_')) {
+      problems.invalidField(`${field}.pfx_id`, 'must be a pfx_... identifier');
+    }
+  }
+  const authMode = oneOf(problems, `${field}.auth_mode`, input.auth_mode, AUTH_MODES) ?? session.authMode;
+  const maxRetry = wholeNumber(problems, `${field}.max_retry`, input.max_retry, LIMITS.maxRetry) ?? session.maxRetry;
+  const reason = text(problems, `${field}.reason`, input.reason, 500);
+
+  const verifyLocation = input.verify_location ?? false;
+  const locationSource = oneOf(problems, `${field}.location_source`, input.location_source, ['device', 'ip'] as const);
+  const enforceGeofence = input.enforce_geofence ?? false;
+  if (enforceGeofence) {
+    for (const key of ['latitude', 'longitude', 'radius'] as const)
+      if (isAbsent(input[key])) problems.missingField(`${field}.${key}`);
+  }
+  if (!isAbsent(input.latitude) && !(input.latitude! >= -90 && input.latitude! <= 90))
+    problems.invalidField(`${field}.latitude`, 'must be from -90 to 90');
+  if (!isAbsent(input.longitude) && !(input.longitude! >= -180 && input.longitude! <= 180))
+    problems.invalidField(`${field}.longitude`, 'must be from -180 to 180');
+  if (!isAbsent(input.radius) && !(input.radius! >= LIMITS.radiusMetres.min && input.radius! <= LIMITS.radiusMetres.max)) {
+    problems.invalidField(`${field}.radius`, `must be ${LIMITS.radiusMetres.min} to ${LIMITS.radiusMetres.max} metres`);
+  }
+
+  const faceRef = text(problems, `${field}.face_ref_file_id`, input.face_ref_file_id, 64);
+  const threshold = input.face_match_threshold;
+  if (
+    !isAbsent(threshold) &&
+    !(Number.isFinite(threshold) && threshold! >= LIMITS.faceMatchThreshold.min && threshold! <= LIMITS.faceMatchThreshold.max)
+  ) {
+    problems.invalidField(
+      `${field}.face_match_threshold`,
+      `must be from ${LIMITS.faceMatchThreshold.min} to ${LIMITS.faceMatchThreshold.max}`,
+    );
+  }
+  const attempts = wholeNumber(problems, `${field}.face_max_attempts`, input.face_max_attempts, LIMITS.faceMaxAttempts);
+
+  const elementsInput = input.elements ?? [];
+  if (elementsInput.length > LIMITS.elementsPerSigner)
+    problems.invalidField(`${field}.elements`, `at most ${LIMITS.elementsPerSigner} elements`);
+  const elements = elementsInput.map((element, index) => planElement(problems, `${field}.elements[${index}]`, element));
+  // No elements: an invisible signature. Elements without a signature among them: nowhere to draw it.
+  if (elementsInput.length > 0 && !elementsInput.some((element) => element.type === 'signature')) {
+    problems.invalidField(`${field}.elements`, 'at least one element of type signature is needed to place the signature');
+  }
+
+  if (!fullName || !signType) return undefined;
+  const nameMatchRequested = signType === 'aadhaar' && (input.name_match ?? false);
+  return {
+    signType,
+    authMode,
+    maxRetry,
+    pfxId: signType === 'pfx' ? pfxId : undefined,
+    fullName,
+    email,
+    countryCode: countryCode?.replace(/^\+/, ''),
+    mobile,
+    verifyEmail,
+    verifyMobile,
+    reason,
+    acceptVirtualSign: input.accept_virtual_sign ?? false,
+    verifyLocation,
+    locationSource: verifyLocation ? (locationSource ?? 'device') : locationSource,
+    enforceGeofence,
+    latitude: input.latitude ?? undefined,
+    longitude: input.longitude ?? undefined,
+    radius: input.radius ?? undefined,
+    elements: elements.filter((element): element is StoredElement => element !== undefined),
+    nameMatch: {
+      enforce: nameMatchRequested,
+      prefill_name: nameMatchRequested ? fullName : null,
+      signer_name: null,
+      score: null,
+      status: nameMatchRequested ? 'pending' : 'skipped',
+    },
+    faceMatch: {
+      enforce: faceRef !== undefined,
+      ref_file_id: faceRef ?? null,
+      live_file_id: null,
+      match_threshold: faceRef !== undefined ? (threshold ?? LIMITS.faceMatchThreshold.default) : null,
+      max_attempts: faceRef !== undefined ? (attempts ?? LIMITS.faceMaxAttempts.default) : null,
+      liveness_score: null,
+      match_score: null,
+    },
+    notification: {
+      invite: input.notification?.invite ?? false,
+      completion: input.notification?.completion ?? false,
+      whatsapp: input.notification?.whatsapp ?? false,
+    },
+  };
+}
+
+/**
+ * Validates a whole session request (initialize-esign, or a template merged with runtime input) and
+ * resolves what it refers to. One code path for both ways of starting a session.
+ */
+export async function planSession(em: EntityManager, actor: Actor, request: SessionRequest): Promise<SessionPlan> {
+  const problems = new Problems();
+  const signType = oneOf(problems, 'sign_type', request.sign_type, SIGN_TYPES);
+  if (isAbsent(request.sign_type)) problems.missingField('sign_type');
+  else if (!signType) problems.signType = true;
+  if (isAbsent(request.file_id)) problems.missingField('file_id');
+  const signersInput = request.signers ?? [];
+  if (signersInput.length === 0) problems.missingField('signers');
+  if (signersInput.length > LIMITS.signers.max) problems.invalidField('signers', `at most ${LIMITS.signers.max} signers`);
+
+  const authMode = oneOf(problems, 'auth_mode', request.auth_mode, AUTH_MODES) ?? 1;
+  const backend = oneOf(problems, 'backend', request.backend, BACKENDS) ?? 'sandbox';
+  const expirySeconds =
+    wholeNumber(problems, 'expiry_seconds', request.expiry_seconds, LIMITS.expirySeconds) ?? LIMITS.expirySeconds.default;
+  const maxRetry = wholeNumber(problems, 'max_retry', request.max_retry, LIMITS.maxRetry) ?? LIMITS.maxRetry.default;
+  const folder = text(problems, 'folder', request.folder, 200);
+  const sender = text(problems, 'sender', request.sender, 200);
+  const redirectUrl = absoluteHttpUrl(problems, 'redirect_url', request.redirect_url);
+  const overrides = request.email_template_overrides;
+  const emailTemplateOverrides = overrides
+    ? {
+        company_name: text(problems, 'email_template_overrides.company_name', overrides.company_name, 200) ?? null,
+        legal_name: text(problems, 'email_template_overrides.legal_name', overrides.legal_name, 200) ?? null,
+        support_email: text(problems, 'email_template_overrides.support_email', overrides.support_email, 320) ?? null,
+      }
+    : undefined;
+  if (emailTemplateOverrides?.support_email && !emailSchema.safeParse(emailTemplateOverrides.support_email).success) {
+    problems.invalidField('email_template_overrides.support_email', 'must be an email address');
+  }
+
+  const signers = signersInput.map((signer, index) =>
+    planSigner(problems, `signers[${index}]`, signer, { signType, authMode, maxRetry }),
+  );
+
+  const early = problems.toError();
+  if (early && (problems.missing.length > 0 || problems.signType)) throw early;
+
+  // What the request refers to must exist and belong to the caller.
+  const referenced = new Set<string>([request.file_id!.trim()]);
+  signers.forEach((signer) => {
+    if (signer?.faceMatch.ref_file_id) referenced.add(signer.faceMatch.ref_file_id);
+    signer?.elements.forEach((element) => element.value?.startsWith('file_') && referenced.add(element.value));
+  });
+  const files = new Map(
+    (await em.find(StoredFile, { id: [...referenced], user: actor.userId })).map((file) => [file.id, file] as const),
+  );
+  const file = files.get(request.file_id!.trim());
+  if (!file || file.kind !== 'pdf') {
+    problems.invalidField('file_id', file ? 'is not a PDF uploaded with upload-pdf' : 'no such PDF among your files');
+    problems.fileId = true;
+  }
+  signers.forEach((signer, index) => {
+    if (!signer) return;
+    const field = `signers[${index}]`;
+    const faceRef = signer.faceMatch.ref_file_id;
+    if (faceRef && files.get(faceRef)?.kind !== 'asset')
+      problems.invalidField(`${field}.face_ref_file_id`, 'no such asset among your files');
+    signer.elements.forEach((element, elementIndex) => {
+      const at = `${field}.elements[${elementIndex}]`;
+      if (file?.pageCount !== undefined && element.page >= file.pageCount) {
+        problems.invalidField(`${at}.page`, `the PDF has ${file.pageCount} page(s): pages are 0 to ${file.pageCount - 1}`);
+      }
+      const isAssetReference = element.type === 'image' || element.value?.startsWith('file_');
+      if (isAssetReference && element.value && files.get(element.value)?.kind !== 'asset') {
+        problems.invalidField(`${at}.value`, 'must be the client_id of one of your uploaded assets');
+      }
+    });
+  });
+  const error = problems.toError();
+  if (error) throw error;
+
+  return {
+    signType: signType!,
+    authMode,
+    backend,
+    file: file!,
+    folder,
+    expirySeconds,
+    maxRetry,
+    allowDownload: request.allow_download ?? true,
+    redirectUrl,
+    sender,
+    emailTemplateOverrides,
+    stamp: request.stamp ?? null,
+    signers: signers as SignerPlan[],
+  };
+}

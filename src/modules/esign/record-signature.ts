@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { AppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import { StoredFile } from '../files/stored-file.entity';
+import { EsignSession } from './esign-session.entity';
+import { publishSessionChange } from './session-events';
+import { Signer } from './signer.entity';
+
+/**
+ * Records that the signer whose turn it is has signed: the signed revision becomes the session's
+ * current PDF, the turn passes to the next signer, and the last signature completes the session.
+ * The signing engine calls this with the PDF it produced; it checks nothing about the signature itself.
+ */
+export async function recordSignature(
+  services: AppServices,
+  em: EntityManager,
+  input: { sessionId: string; signerId: string; signedPdf: Uint8Array },
+): Promise<EsignSession> {
+  const stored = await em.transactional(async (tx) => {
+    const session = await tx.findOne(EsignSession, { id: input.sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!session) throw new AppError('not_found');
+    const signer = await tx.findOne(Signer, { id: input.signerId, session });
+    if (!signer) throw new AppError('not_found');
+    if (session.status !== 'pending') throw new AppError('conflict', { message: `session is ${session.status}` });
+    if (signer.status !== 'pending' || signer.position !== session.signerIdx) {
+      throw new AppError('conflict', { message: 'it is not this signer’s turn' });
+    }
+    const current = await tx.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
+    const file = tx.create(StoredFile, {
+      user: session.user,
+      kind: 'pdf',
+      name: session.filename,
+      mime: 'application/pdf',
+      sizeBytes: input.signedPdf.length,
+      sha256: createHash('sha256').update(input.signedPdf).digest('hex'),
+      pageCount: current.pageCount,
+      storageKey: '',
+    });
+    file.storageKey = `files/${session.user.id}/${file.id}`;
+    await services.blobs.putBytes(file.storageKey, input.signedPdf, 'application/pdf');
+
+    const signerCount = await tx.count(Signer, { session });
+    signer.status = 'completed';
+    signer.completedAt = new Date();
+    session.currentPdfFile = file;
+    session.signerIdx += 1;
+    if (session.signerIdx >= signerCount) {
+      session.status = 'completed';
+      session.endedAt = new Date();
+    }
+    await tx.flush();
+    await publishSessionChange(services, tx, {
+      client_id: session.id,
+      user_id: session.user.id,
+      status: session.status,
+      signer_id: signer.id,
+      signer_status: signer.status,
+    });
+    return session;
+  });
+  return stored;
+}

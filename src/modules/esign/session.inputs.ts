@@ -1,0 +1,179 @@
+import { Field, Float, InputType, Int } from 'type-graphql';
+
+/**
+ * Request shapes of initialize-esign (and, after the merge, initialize-from-template). Every field is
+ * nullable in the schema on purpose: absent required fields are reported together by the service as
+ * `missing_fields`, which GraphQL's own non-null checks could not do in the contract's terms.
+ */
+@InputType('ElementInput')
+export class ElementInput {
+  @Field(() => Float, { nullable: true, description: 'PDF points from the left edge of the page.' })
+  x?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'PDF points from the top edge of the page (y grows downwards).' })
+  y?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Zero-based page of the uploaded PDF.' })
+  page?: number | null;
+
+  @Field(() => String, { nullable: true, description: '`signature` or `image`.' })
+  type?: string | null;
+
+  @Field(() => String, { nullable: true, description: '`left`, `center` or `right`.' })
+  alignment?: string | null;
+
+  @Field(() => Float, { nullable: true })
+  width?: number | null;
+
+  @Field(() => Float, { nullable: true })
+  height?: number | null;
+
+  @Field(() => Boolean, { nullable: true })
+  allow_wet_signature?: boolean | null;
+
+  @Field(() => Float, { nullable: true })
+  font_size?: number | null;
+
+  @Field(() => String, { nullable: true })
+  format?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'For `image` elements: the client_id of an uploaded asset.' })
+  value?: string | null;
+}
+
+@InputType('NotificationInput')
+export class NotificationInput {
+  @Field(() => Boolean, { nullable: true })
+  invite?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  completion?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  whatsapp?: boolean | null;
+}
+
+@InputType('EmailTemplateOverridesInput')
+export class EmailTemplateOverridesInput {
+  @Field(() => String, { nullable: true })
+  company_name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  legal_name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  support_email?: string | null;
+}
+
+@InputType('StampRequestInput')
+export class StampRequestInput {
+  @Field(() => String, { nullable: true, description: 'Amount flow: total duty in rupees, as a decimal string.' })
+  amount?: string | null;
+
+  @Field(() => String, { nullable: true })
+  state_code?: string | null;
+
+  @Field(() => String, { nullable: true })
+  article_id?: string | null;
+
+  @Field(() => String, { nullable: true })
+  first_party_name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  second_party_name?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'Explicit flow: `stamp_inst_...` identifiers.' })
+  stamp_instance_ids?: string[] | null;
+}
+
+@InputType('SignerInput')
+export class SignerInput {
+  @Field(() => String, { nullable: true })
+  full_name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  email?: string | null;
+
+  @Field(() => String, { nullable: true })
+  mobile?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Required when `mobile` is given, e.g. `91` or `+91`.' })
+  country_code?: string | null;
+
+  @Field(() => String, { nullable: true })
+  reason?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Overrides the session `sign_type` for this signer.' })
+  sign_type?: string | null;
+
+  @Field(() => Int, { nullable: true })
+  auth_mode?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  max_retry?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Required when the signer signs with `pfx`.' })
+  pfx_id?: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  verify_email?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  verify_mobile?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  accept_virtual_sign?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Aadhaar signers only; ignored for others.' })
+  name_match?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'An uploaded asset (a face photo): enables face match.' })
+  face_ref_file_id?: string | null;
+
+  @Field(() => Float, { nullable: true, description: '50 to 100, default 80; only with face_ref_file_id.' })
+  face_match_threshold?: number | null;
+
+  @Field(() => Int, { nullable: true, description: '1 to 10, default 5; only with face_ref_file_id.' })
+  face_max_attempts?: number | null;
+
+  @Field(() => NotificationInput, { nullable: true })
+  notification?: NotificationInput | null;
+
+  @Field(() => Boolean, { nullable: true })
+  verify_location?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: '`device` or `ip`.' })
+  location_source?: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  enforce_geofence?: boolean | null;
+
+  @Field(() => Float, { nullable: true })
+  latitude?: number | null;
+
+  @Field(() => Float, { nullable: true })
+  longitude?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Metres.' })
+  radius?: number | null;
+
+  @Field(() => [ElementInput], { nullable: true })
+  elements?: ElementInput[] | null;
+}
+
+/** The session-level part of a request, shared by initialize-esign and initialize-from-template. */
+export interface SessionRequest {
+  sign_type?: string | null;
+  auth_mode?: number | null;
+  file_id?: string | null;
+  folder?: string | null;
+  expiry_seconds?: number | null;
+  max_retry?: number | null;
+  allow_download?: boolean | null;
+  redirect_url?: string | null;
+  backend?: string | null;
+  sender?: string | null;
+  email_template_overrides?: EmailTemplateOverridesInput | null;
+  stamp?: StampRequestInput | null;
+  signers?: SignerInput[] | null;
+}

@@ -1,0 +1,169 @@
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { AppError } from '../../platform/errors';
+import { createRequestContext, type RequestContext } from '../../platform/graphql/context';
+import { GraphQLOnly } from '../../platform/graphql/graphql-only';
+import { PageArgs } from '../../platform/graphql/paging';
+import { FileInfoType, toFileInfo } from '../files/file.types';
+import { cancelSession } from './cancel-session';
+import { downloadSignedPdf } from './download-signed-pdf';
+import { initializeEsign } from './initialize-esign';
+import { getOwnSession, listOwnSessions } from './read-sessions';
+import { EmailTemplateOverridesInput, SignerInput, StampRequestInput, type SessionRequest } from './session.inputs';
+import { sessionTopic, type SessionEvent } from './session-events';
+import {
+  ElementType,
+  EsignSessionPageType,
+  EsignSessionType,
+  SignedPdfDownloadType,
+  SignerType,
+  toSessionView,
+  toSignerView,
+} from './session.types';
+import { inviteUrl, signerTokenBox } from './signer-token';
+
+@ArgsType()
+export class InitializeEsignArgs implements SessionRequest {
+  @Field(() => String, { nullable: true, description: '`aadhaar`, `suresign` or `pfx` (`pfx` needs `pfx_id` on each signer).' })
+  sign_type?: string | null;
+
+  @Field(() => Int, { nullable: true, description: '1 = OTP (default), 2 = biometric.' })
+  auth_mode?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'A PDF from upload-pdf.' })
+  file_id?: string | null;
+
+  @Field(() => String, { nullable: true })
+  folder?: string | null;
+
+  @Field(() => Int, { nullable: true, description: '3600 to 2592000; default 604800 (7 days).' })
+  expiry_seconds?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Signing attempts a signer may fail, 1 to 10; default 3.' })
+  max_retry?: number | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Whether signers may download the signed PDF; default true.' })
+  allow_download?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'Absolute http(s) URL the signer is sent to after signing.' })
+  redirect_url?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Signing backend; `sandbox` (default) is built in.' })
+  backend?: string | null;
+
+  @Field(() => String, { nullable: true })
+  sender?: string | null;
+
+  @Field(() => EmailTemplateOverridesInput, { nullable: true })
+  email_template_overrides?: EmailTemplateOverridesInput | null;
+
+  @Field(() => StampRequestInput, { nullable: true })
+  stamp?: StampRequestInput | null;
+
+  @Field(() => [SignerInput], { nullable: true, description: 'At least one; they sign in this order.' })
+  signers?: SignerInput[] | null;
+}
+
+@ArgsType()
+class SessionListArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: '`pending`, `completed`, `expired` or `cancelled`.' })
+  status?: string | null;
+
+  @Field(() => String, { nullable: true })
+  folder?: string | null;
+}
+
+/** Filters the bus down to one user's events: a topic is a session id, and ids are not secrets. */
+async function* ownEvents(source: AsyncIterable<Record<string, unknown>>, userId: string): AsyncGenerator<SessionEvent> {
+  for await (const event of source) if (event.user_id === userId) yield event as SessionEvent;
+}
+
+@Resolver(() => EsignSessionType)
+export class EsignSessionResolver {
+  @Mutation(() => EsignSessionType, { description: 'Start a signing session on an uploaded PDF.' })
+  async initializeEsign(@Args() args: InitializeEsignArgs, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
+    return toSessionView(await initializeEsign(ctx.services, ctx.em, ctx.actor, args));
+  }
+
+  @Query(() => EsignSessionType, { description: 'One of your sessions, with its signers.' })
+  async esignSession(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
+    return toSessionView(await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId));
+  }
+
+  @Query(() => EsignSessionPageType, { description: 'Your sessions, newest first.' })
+  async esignSessions(@Args() args: SessionListArgs, @Ctx() ctx: RequestContext): Promise<EsignSessionPageType> {
+    const page = await listOwnSessions(ctx.services, ctx.em, ctx.actor, args);
+    return { items: page.items.map(toSessionView), has_next: page.has_next };
+  }
+
+  @Query(() => SignedPdfDownloadType, { description: 'A short-lived link to the signed PDF of a completed session.' })
+  esignDownloadUrl(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<SignedPdfDownloadType> {
+    return downloadSignedPdf(ctx.services, ctx.em, ctx.actor, clientId);
+  }
+
+  @Mutation(() => EsignSessionType, { description: 'Cancel a pending session.' })
+  async cancelEsign(
+    @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
+    @Arg('reason', () => String, { nullable: true }) reason: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<EsignSessionType> {
+    return toSessionView(await cancelSession(ctx.services, ctx.em, ctx.actor, { client_id: clientId, reason }));
+  }
+
+  @Subscription(() => EsignSessionType, {
+    description: 'Every status change of the session and its signers, as the session then reads.',
+    subscribe: async ({ args, context }) => {
+      const ctx = context as RequestContext;
+      await getOwnSession(ctx.services, ctx.em, ctx.actor, args.client_id as string);
+      return ownEvents(ctx.services.events.subscribe(sessionTopic(args.client_id as string)), ctx.actor.userId);
+    },
+  })
+  async esignSessionUpdated(
+    @Arg('client_id') clientId: string,
+    @Root() event: SessionEvent,
+    @Ctx() ctx: RequestContext,
+  ): Promise<EsignSessionType> {
+    // A subscription outlives many events: each one is read with a fresh entity manager and loaders.
+    Object.assign(ctx, createRequestContext(ctx.services, ctx.actor));
+    if (event.client_id !== clientId) throw new AppError('not_found');
+    return toSessionView(await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId));
+  }
+
+  @FieldResolver(() => [SignerType])
+  async signers(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<SignerType[]> {
+    const box = signerTokenBox(ctx.services.config.secretsEncryptionKey);
+    const signers = await ctx.loaders.signersBySession.load(session.client_id);
+    return signers.map((signer) => {
+      const token = box.openText(signer.tokenSealed);
+      return toSignerView(signer, session, token, inviteUrl(ctx.services.config.publicUrl, token));
+    });
+  }
+
+  @FieldResolver(() => FileInfoType, { description: 'The uploaded PDF.' })
+  @GraphQLOnly()
+  source_file(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<FileInfoType> {
+    return ownFile(ctx, session.file_id);
+  }
+
+  @FieldResolver(() => FileInfoType, { description: 'The PDF as it currently stands (signed revisions included).' })
+  @GraphQLOnly()
+  current_pdf_file(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<FileInfoType> {
+    return ownFile(ctx, session.current_pdf_file_id);
+  }
+}
+
+async function ownFile(ctx: RequestContext, fileId: string): Promise<FileInfoType> {
+  const file = await ctx.loaders.fileById.load(fileId);
+  if (!file || file.user.id !== ctx.actor.userId) throw new AppError('not_found');
+  return toFileInfo(file);
+}
+
+@Resolver(() => ElementType)
+export class ElementResolver {
+  @FieldResolver(() => FileInfoType, { nullable: true, description: 'The uploaded asset named by `value`, if it names one.' })
+  @GraphQLOnly()
+  async asset(@Root() element: ElementType, @Ctx() ctx: RequestContext): Promise<FileInfoType | null> {
+    if (!element.value?.startsWith('file_')) return null;
+    const file = await ctx.loaders.fileById.load(element.value);
+    return file && file.user.id === ctx.actor.userId ? toFileInfo(file) : null;
+  }
+}

@@ -1,0 +1,385 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import type { EsignSession } from './esign-session.entity';
+import type { Signer, StoredElement } from './signer.entity';
+
+@ObjectType('Element', { description: 'A placed item. Units are PDF points, origin at the top-left of the page, y down.' })
+export class ElementType {
+  @Field(() => String, { nullable: true })
+  field_id!: string | null;
+
+  @Field(() => Float)
+  x!: number;
+
+  @Field(() => Float)
+  y!: number;
+
+  @Field(() => Int, { description: 'Zero-based page of the uploaded PDF.' })
+  page!: number;
+
+  @Field({ description: '`signature` or `image`.' })
+  type!: string;
+
+  @Field({ description: '`left`, `center` or `right`.' })
+  alignment!: string;
+
+  @Field(() => Float)
+  width!: number;
+
+  @Field(() => Float)
+  height!: number;
+
+  @Field()
+  allow_wet_signature!: boolean;
+
+  @Field(() => Float)
+  font_size!: number;
+
+  @Field(() => String, { nullable: true })
+  format!: string | null;
+
+  @Field(() => String, { nullable: true })
+  value!: string | null;
+}
+
+@ObjectType('NameMatch')
+export class NameMatchType {
+  @Field()
+  enforce!: boolean;
+
+  @Field(() => String, { nullable: true })
+  prefill_name!: string | null;
+
+  @Field(() => String, { nullable: true })
+  signer_name!: string | null;
+
+  @Field(() => Float, { nullable: true })
+  score!: number | null;
+
+  @Field({ description: '`pending`, `completed` or `skipped`.' })
+  status!: string;
+}
+
+@ObjectType('FaceMatch')
+export class FaceMatchType {
+  @Field()
+  enforce!: boolean;
+
+  @Field(() => String, { nullable: true })
+  ref_file_id!: string | null;
+
+  @Field(() => String, { nullable: true })
+  live_file_id!: string | null;
+
+  @Field(() => Float, { nullable: true })
+  match_threshold!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  max_attempts!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  liveness_score!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  match_score!: number | null;
+}
+
+@ObjectType('Notification')
+export class NotificationType {
+  @Field()
+  invite!: boolean;
+
+  @Field()
+  completion!: boolean;
+
+  @Field()
+  whatsapp!: boolean;
+}
+
+@ObjectType('AadhaarCertDetails')
+export class AadhaarCertDetailsType {
+  @Field() name!: string;
+  @Field() country!: string;
+  @Field() state!: string;
+  @Field() pin_code!: string;
+  @Field() aadhaar!: string;
+  @Field() year_of_birth!: string;
+  @Field() gender!: string;
+}
+
+@ObjectType('EmailTemplateOverrides')
+export class EmailTemplateOverridesType {
+  @Field(() => String, { nullable: true })
+  company_name!: string | null;
+
+  @Field(() => String, { nullable: true })
+  legal_name!: string | null;
+
+  @Field(() => String, { nullable: true })
+  support_email!: string | null;
+}
+
+@ObjectType('EsignSigner')
+export class SignerType {
+  @Field()
+  signer_id!: string;
+
+  @Field({ description: 'True only for the signer whose turn it is, while the session is pending.' })
+  eligible!: boolean;
+
+  @Field({ description: '`{PUBLIC_URL}/sign/{token}`: the signer page.' })
+  invite_url!: string;
+
+  @Field({ description: 'The signer credential: it opens only this signer page and its actions.' })
+  token!: string;
+
+  @Field()
+  sign_type!: string;
+
+  @Field(() => [Int])
+  auth_mode!: number[];
+
+  @Field(() => Int)
+  max_retry!: number;
+
+  @Field(() => String, { nullable: true })
+  pfx_id!: string | null;
+
+  @Field()
+  full_name!: string;
+
+  @Field(() => String, { nullable: true })
+  email!: string | null;
+
+  @Field(() => String, { nullable: true })
+  country_code!: string | null;
+
+  @Field(() => String, { nullable: true })
+  mobile!: string | null;
+
+  @Field()
+  verify_email!: boolean;
+
+  @Field()
+  verify_mobile!: boolean;
+
+  @Field(() => String, { nullable: true })
+  reason!: string | null;
+
+  @Field()
+  accept_virtual_sign!: boolean;
+
+  @Field({ description: '`pending`, `completed` or `failed`.' })
+  status!: string;
+
+  @Field(() => [ElementType])
+  elements!: ElementType[];
+
+  @Field(() => AadhaarCertDetailsType, { nullable: true })
+  aadhaar_cert_details!: AadhaarCertDetailsType | null;
+
+  @Field()
+  verify_location!: boolean;
+
+  @Field(() => String, { nullable: true })
+  location_source!: string | null;
+
+  @Field()
+  enforce_geofence!: boolean;
+
+  @Field(() => Float, { nullable: true })
+  latitude!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  longitude!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  radius!: number | null;
+
+  @Field(() => NameMatchType)
+  name_match!: NameMatchType;
+
+  @Field(() => FaceMatchType)
+  face_match!: FaceMatchType;
+
+  @Field(() => NotificationType)
+  notification!: NotificationType;
+
+  @Field(() => GraphQLJSONObject, {
+    description:
+      'Key: page index (as a string) of the current PDF; value: the {x, y} points of this signer’s signature appearances on it.',
+  })
+  positions!: Record<string, { x: number; y: number }[]>;
+}
+
+@ObjectType('EsignSession')
+export class EsignSessionType {
+  @Field()
+  client_id!: string;
+
+  @Field()
+  user_id!: string;
+
+  @Field()
+  actor_id!: string;
+
+  @Field()
+  actor_type!: string;
+
+  @Field()
+  created_at!: Date;
+
+  @Field()
+  sign_type!: string;
+
+  @Field(() => [Int])
+  auth_mode!: number[];
+
+  @Field()
+  backend!: string;
+
+  @Field()
+  file_id!: string;
+
+  @Field()
+  current_pdf_file_id!: string;
+
+  @Field()
+  filename!: string;
+
+  @Field(() => String, { nullable: true })
+  folder!: string | null;
+
+  @Field()
+  allow_download!: boolean;
+
+  @Field()
+  archived!: boolean;
+
+  @Field(() => Int)
+  expiry_seconds!: number;
+
+  @Field({ description: 'When a pending session expires.' })
+  expires_at!: Date;
+
+  @Field(() => Int)
+  max_retry!: number;
+
+  @Field(() => String, { nullable: true })
+  redirect_url!: string | null;
+
+  @Field(() => String, { nullable: true })
+  sender!: string | null;
+
+  @Field(() => EmailTemplateOverridesType, { nullable: true })
+  email_template_overrides!: EmailTemplateOverridesType | null;
+
+  @Field(() => Int)
+  signer_idx!: number;
+
+  @Field({ description: '`pending`, `completed`, `expired` or `cancelled`.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: 'Given with a cancellation.' })
+  cancel_reason!: string | null;
+
+  /** For the signer mapping: placements shift by the stamp pages prefixed to the PDF. */
+  stamp_page_count!: number;
+}
+
+@ObjectType('EsignSessionPage')
+export class EsignSessionPageType {
+  @Field(() => [EsignSessionType])
+  items!: EsignSessionType[];
+
+  @Field()
+  has_next!: boolean;
+}
+
+@ObjectType('SignedPdfDownload')
+export class SignedPdfDownloadType {
+  @Field({ description: 'A short-lived signed URL of the signed PDF.' })
+  url!: string;
+
+  @Field(() => Int, { description: 'Seconds the URL stays valid.' })
+  expires_in!: number;
+}
+
+export function toSessionView(session: EsignSession): EsignSessionType {
+  return {
+    client_id: session.id,
+    user_id: session.user.id,
+    actor_id: session.user.id,
+    actor_type: 'user',
+    created_at: session.createdAt,
+    sign_type: session.signType,
+    auth_mode: [session.authMode],
+    backend: session.backend,
+    file_id: session.file.id,
+    current_pdf_file_id: session.currentPdfFile.id,
+    filename: session.filename,
+    folder: session.folder ?? null,
+    allow_download: session.allowDownload,
+    archived: session.archived,
+    expiry_seconds: session.expirySeconds,
+    expires_at: session.expiresAt,
+    max_retry: session.maxRetry,
+    redirect_url: session.redirectUrl ?? null,
+    sender: session.sender ?? null,
+    email_template_overrides: session.emailTemplateOverrides
+      ? {
+          company_name: session.emailTemplateOverrides.company_name ?? null,
+          legal_name: session.emailTemplateOverrides.legal_name ?? null,
+          support_email: session.emailTemplateOverrides.support_email ?? null,
+        }
+      : null,
+    signer_idx: session.signerIdx,
+    status: session.status,
+    cancel_reason: session.cancelReason ?? null,
+    stamp_page_count: session.stampPageCount,
+  };
+}
+
+/** Where each signature appearance lands in the current PDF (stamp pages shift every page). */
+export function positionsOf(elements: StoredElement[], stampPageCount: number): Record<string, { x: number; y: number }[]> {
+  const positions: Record<string, { x: number; y: number }[]> = {};
+  for (const element of elements) {
+    if (element.type !== 'signature') continue;
+    (positions[String(element.page + stampPageCount)] ??= []).push({ x: element.x, y: element.y });
+  }
+  return positions;
+}
+
+export function toSignerView(signer: Signer, session: EsignSessionType, token: string, inviteUrl: string): SignerType {
+  return {
+    signer_id: signer.id,
+    eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signer_idx,
+    invite_url: inviteUrl,
+    token,
+    sign_type: signer.signType,
+    auth_mode: [signer.authMode],
+    max_retry: signer.maxRetry,
+    pfx_id: signer.pfxId ?? null,
+    full_name: signer.fullName,
+    email: signer.email ?? null,
+    country_code: signer.countryCode ?? null,
+    mobile: signer.mobile ?? null,
+    verify_email: signer.verifyEmail,
+    verify_mobile: signer.verifyMobile,
+    reason: signer.reason ?? null,
+    accept_virtual_sign: signer.acceptVirtualSign,
+    status: signer.status,
+    elements: signer.elements.map((element) => ({ ...element })),
+    aadhaar_cert_details: signer.aadhaarCertDetails ?? null,
+    verify_location: signer.verifyLocation,
+    location_source: signer.locationSource ?? null,
+    enforce_geofence: signer.enforceGeofence,
+    latitude: signer.latitude ?? null,
+    longitude: signer.longitude ?? null,
+    radius: signer.radius ?? null,
+    name_match: signer.nameMatch,
+    face_match: signer.faceMatch,
+    notification: signer.notification,
+    positions: positionsOf(signer.elements, session.stamp_page_count),
+  };
+}

@@ -1,0 +1,83 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createPubSub } from '@graphql-yoga/subscription';
+import pg from 'pg';
+import type { Logger } from '../logger';
+
+export const EVENTS_CHANNEL = 'esign_events';
+
+/** What travels in a notification: small and by id (NOTIFY payloads stop at about 8 kB). */
+export interface BusMessage {
+  topic: string;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * Events between every process of the service. Publishing is `pg_notify` on the publisher's own
+ * transaction, so an event is delivered only if, and when, the change it announces commits; every
+ * process LISTENs on one connection and hands what arrives to its local subscribers (graphql-ws).
+ */
+export class EventBus {
+  private readonly target = new EventTarget();
+  private readonly pubSub = createPubSub<Record<string, [Record<string, unknown>]>>({ eventTarget: this.target as never });
+  private client?: pg.Client;
+  private stopped = false;
+  private reconnectTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'esign-events' });
+    client.on('notification', (message) => this.receive(message.payload));
+    client.on('error', (error) => {
+      this.log.warn({ err: error }, 'event listener connection failed; reconnecting');
+      this.scheduleReconnect();
+    });
+    client.on('end', () => this.scheduleReconnect());
+    await client.connect();
+    await client.query(`listen ${EVENTS_CHANNEL}`);
+    this.client = client;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    this.client = undefined;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.start().catch((error: unknown) => {
+        this.log.warn({ err: error }, 'event listener reconnect failed');
+        this.scheduleReconnect();
+      });
+    }, 500);
+  }
+
+  private receive(payload: string | undefined): void {
+    if (!payload) return;
+    try {
+      const message = JSON.parse(payload) as BusMessage;
+      this.target.dispatchEvent(new CustomEvent(message.topic, { detail: message.detail }));
+    } catch (error) {
+      this.log.warn({ err: error }, 'unreadable event notification');
+    }
+  }
+
+  /** Queues the event in `em`'s transaction (or sends it now outside one). */
+  async publish(em: EntityManager, topic: string, detail: Record<string, unknown>): Promise<void> {
+    const message: BusMessage = { topic, detail };
+    await em
+      .getConnection()
+      .execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, JSON.stringify(message)], 'all', em.getTransactionContext());
+  }
+
+  subscribe(topic: string): AsyncIterable<Record<string, unknown>> {
+    return this.pubSub.subscribe(topic) as AsyncIterable<Record<string, unknown>>;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    await this.client?.end().catch(() => undefined);
+  }
+}

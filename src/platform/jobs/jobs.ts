@@ -1,0 +1,49 @@
+import type PgBoss from 'pg-boss';
+import { logScope } from '../logger';
+import type { AppServices } from '../services';
+
+/** A queue, its options, and an idempotent handler: running a job twice must change nothing the second time. */
+export interface JobDefinition<T extends object = Record<string, unknown>> {
+  name: string;
+  queue?: Omit<PgBoss.Queue, 'name'>;
+  /** pg-boss cron schedule (UTC), for sweeps that catch what a lost or late job missed. */
+  cron?: string;
+  handle(services: AppServices, data: T, job: PgBoss.Job<T>): Promise<void>;
+}
+
+/** Every process creates the queues it sends to (pg-boss drops sends to unknown queues silently). */
+export async function createQueues(boss: PgBoss, definitions: readonly JobDefinition<any>[]): Promise<void> {
+  for (const definition of definitions) {
+    if (!(await boss.getQueue(definition.name))) {
+      try {
+        await boss.createQueue(definition.name, { name: definition.name, ...definition.queue });
+      } catch (error) {
+        // Another process created it between our look and our create.
+        if (!(await boss.getQueue(definition.name))) throw error;
+      }
+    }
+    if (definition.cron) await boss.schedule(definition.name, definition.cron, {});
+  }
+}
+
+/** Runs the handlers in this process. Jobs are fetched one at a time, so one failure fails one job only. */
+export async function startWorkers(
+  services: AppServices,
+  definitions: readonly JobDefinition<any>[],
+  pollingIntervalSeconds: number,
+) {
+  for (const definition of definitions) {
+    await services.boss.work(definition.name, { batchSize: 1, pollingIntervalSeconds }, async (jobs: PgBoss.Job<object>[]) => {
+      for (const job of jobs) {
+        await logScope.run({ req_id: `job:${definition.name}:${job.id}` }, async () => {
+          try {
+            await definition.handle(services, job.data as never, job as never);
+          } catch (error) {
+            services.log.error({ err: error, job: job.id }, `job ${definition.name} failed`);
+            throw error;
+          }
+        });
+      }
+    });
+  }
+}
