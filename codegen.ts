@@ -6,7 +6,7 @@ const config: CodegenConfig = {
   documents: ['test/graphql/**/*.graphql'],
   generates: {
     'test/__generated__/graphql.ts': {
-      plugins: ['typescript', 'typescript-operations', 'typed-document-node'],
+      plugins: ['typescript-operations', 'typed-document-node'],
       config: {
         useTypeImports: true,
         enumsAsTypes: true,
