@@ -32,8 +32,10 @@ export async function createSession(
     throw AppError.badRequest([{ field: 'stamp', problem: 'stamp reservation is not available on this deployment yet' }]);
   }
   const box = signerTokenBox(services.config.secretsEncryptionKey);
+  const createdAt = new Date();
   const session = await em.transactional(async (tx) => {
     const created = tx.create(EsignSession, {
+      createdAt,
       user: tx.getReference(User, actor.userId),
       signType: plan.signType,
       authMode: plan.authMode,
@@ -44,7 +46,7 @@ export async function createSession(
       folder: plan.folder,
       allowDownload: plan.allowDownload,
       expirySeconds: plan.expirySeconds,
-      expiresAt: new Date(Date.now() + plan.expirySeconds * 1000),
+      expiresAt: new Date(createdAt.getTime() + plan.expirySeconds * 1000),
       maxRetry: plan.maxRetry,
       redirectUrl: plan.redirectUrl,
       sender: plan.sender,
