@@ -79,10 +79,11 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     serveDownload(services, String(req.params.token), res).catch(next);
   });
 
+  const formatError = formatGraphQLError(log);
   const apollo = new ApolloServer<RequestContext>({
     schema,
     validationRules,
-    formatError: formatGraphQLError(log),
+    formatError,
     plugins: [ApolloServerPluginLandingPageDisabled()],
     // Uploads send multipart: clients add `apollo-require-preflight: true` (see README).
     csrfPrevention: true,
@@ -136,6 +137,10 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
         return errors.length > 0 ? errors : undefined;
       },
       context: (ctx) => createRequestContext(services, ctx.extra.actor!),
+      // The same error shapes as over HTTP: codes in extensions, faults reduced to internal_error.
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : result,
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)) as never,
     },
     wsServer,
   );

@@ -32,7 +32,12 @@ function authHeaders(options: { token?: string | null; authorization?: string })
 }
 
 /** One call to /api/v1 as an integrator would make it. */
-export async function rest<T = unknown>(app: TestApp, method: string, path: string, options: RestOptions = {}): Promise<RestResponse<T>> {
+export async function rest<T = unknown>(
+  app: TestApp,
+  method: string,
+  path: string,
+  options: RestOptions = {},
+): Promise<RestResponse<T>> {
   const url = new URL(`/api/v1${path}`, app.url);
   for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
   const headers: Record<string, string> = { ...authHeaders(options), ...options.headers };
@@ -57,7 +62,7 @@ export async function restUpload<T = unknown>(
   field = 'file',
 ): Promise<RestResponse<T>> {
   const form = new FormData();
-  if (file) form.append(field, new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.filename);
+  if (file) form.append(field, new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.filename);
   else form.append('note', 'no file here');
   const response = await fetch(new URL(`/api/v1${path}`, app.url), {
     method: 'POST',
@@ -98,7 +103,7 @@ export async function gqlUpload<R, V>(
   const form = new FormData();
   form.append('operations', JSON.stringify({ query: print(document), variables: { file: null } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.filename);
+  form.append('0', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.filename);
   const response = await fetch(new URL('/graphql', app.url), {
     method: 'POST',
     headers: { 'apollo-require-preflight': 'true', ...authHeaders({ token }) },

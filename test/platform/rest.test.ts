@@ -9,7 +9,7 @@ import { MINIMAL_PDF } from '../helpers/fixtures';
 
 const ENVELOPE_KEYS = ['data', 'message', 'status_code', 'success'];
 
-function expectErrorEnvelope(response: { status: number; body: Record<string, unknown> }, status: number, message: string) {
+function expectErrorEnvelope(response: { status: number; body: object }, status: number, message: string) {
   expect(response.status).toBe(status);
   expect(response.body).toMatchObject({ data: null, status_code: status, message, success: false });
   expect(Object.keys(response.body).filter((key) => key !== 'errors').sort()).toEqual(ENVELOPE_KEYS);
@@ -97,7 +97,7 @@ describe('the REST face', () => {
     failingBlobs = true;
     try {
       const response = await restUpload(app, '/files/upload-pdf', user.token, { bytes: MINIMAL_PDF, filename: 'a.pdf' });
-      expectErrorEnvelope(response as never, 500, 'internal_error');
+      expectErrorEnvelope(response, 500, 'internal_error');
       expect(JSON.stringify(response.body)).not.toContain('disk on fire');
       const requestId = response.headers.get('x-request-id');
       expect(requestId).toBeTruthy();
