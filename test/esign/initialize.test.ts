@@ -2,25 +2,64 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EsignSessionDocument, InitializeEsignDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { gql, rest } from '../helpers/clients';
-import {
-  initializeEsign,
-  sessionBody,
-  signatureAt,
-  signerInput,
-  uploadAsset,
-  uploadPdf,
-} from '../helpers/factories';
+import { initializeEsign, sessionBody, signatureAt, signerInput, uploadAsset, uploadPdf } from '../helpers/factories';
 
 const SESSION_KEYS = [
-  'actor_id', 'actor_type', 'allow_download', 'archived', 'auth_mode', 'backend', 'cancel_reason', 'client_id', 'created_at',
-  'current_pdf_file_id', 'email_template_overrides', 'expires_at', 'expiry_seconds', 'file_id', 'filename', 'folder', 'max_retry',
-  'redirect_url', 'sender', 'sign_type', 'signer_idx', 'signers', 'status', 'user_id',
+  'actor_id',
+  'actor_type',
+  'allow_download',
+  'archived',
+  'auth_mode',
+  'backend',
+  'cancel_reason',
+  'client_id',
+  'created_at',
+  'current_pdf_file_id',
+  'email_template_overrides',
+  'expires_at',
+  'expiry_seconds',
+  'file_id',
+  'filename',
+  'folder',
+  'max_retry',
+  'redirect_url',
+  'sender',
+  'sign_type',
+  'signer_idx',
+  'signers',
+  'status',
+  'user_id',
 ];
 const SIGNER_KEYS = [
-  'aadhaar_cert_details', 'accept_virtual_sign', 'auth_mode', 'country_code', 'elements', 'eligible', 'email', 'enforce_geofence',
-  'face_match', 'full_name', 'invite_url', 'latitude', 'location_source', 'longitude', 'max_retry', 'mobile', 'name_match',
-  'notification', 'pfx_id', 'positions', 'radius', 'reason', 'sign_type', 'signer_id', 'status', 'token', 'verify_email',
-  'verify_location', 'verify_mobile',
+  'aadhaar_cert_details',
+  'accept_virtual_sign',
+  'auth_mode',
+  'country_code',
+  'elements',
+  'eligible',
+  'email',
+  'enforce_geofence',
+  'face_match',
+  'full_name',
+  'invite_url',
+  'latitude',
+  'location_source',
+  'longitude',
+  'max_retry',
+  'mobile',
+  'name_match',
+  'notification',
+  'pfx_id',
+  'positions',
+  'radius',
+  'reason',
+  'sign_type',
+  'signer_id',
+  'status',
+  'token',
+  'verify_email',
+  'verify_location',
+  'verify_mobile',
 ];
 
 describe('initialize-esign', () => {
@@ -53,7 +92,14 @@ describe('initialize-esign', () => {
       sessionBody(fileId, {
         signers: [
           signerInput({ elements: [signatureAt(3, 100, 700), signatureAt(3, 300, 700), signatureAt(1)] }),
-          signerInput({ full_name: 'Vikram Singh', email: undefined, mobile: '9876543210', country_code: '+91', sign_type: 'aadhaar', name_match: true }),
+          signerInput({
+            full_name: 'Vikram Singh',
+            email: undefined,
+            mobile: '9876543210',
+            country_code: '+91',
+            sign_type: 'aadhaar',
+            name_match: true,
+          }),
         ],
       }),
     );
@@ -63,7 +109,10 @@ describe('initialize-esign', () => {
     expect(created.client_id).toMatch(/^esign_[0-9a-f]{32}$/);
     expect(created.status).toBe('pending');
 
-    const details = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: created.client_id } });
+    const details = await rest<any>(app, 'GET', '/esign/details', {
+      token: owner.token,
+      query: { client_id: created.client_id },
+    });
     expect(details.status).toBe(200);
     const session = details.body.data;
     expect(Object.keys(session).sort()).toEqual(SESSION_KEYS);
@@ -96,7 +145,13 @@ describe('initialize-esign', () => {
     expect(first.invite_url).toBe(`${app.url}/sign/${first.token}`);
     expect(first.aadhaar_cert_details).toBeNull();
     expect(first.name_match).toEqual({ enforce: false, prefill_name: null, signer_name: null, score: null, status: 'skipped' });
-    expect(second.name_match).toEqual({ enforce: true, prefill_name: 'Vikram Singh', signer_name: null, score: null, status: 'pending' });
+    expect(second.name_match).toEqual({
+      enforce: true,
+      prefill_name: 'Vikram Singh',
+      signer_name: null,
+      score: null,
+      status: 'pending',
+    });
     expect(second).toMatchObject({ sign_type: 'aadhaar', mobile: '9876543210', country_code: '91', aadhaar_cert_details: null });
     expect(first.face_match).toEqual({
       enforce: false,
@@ -108,8 +163,23 @@ describe('initialize-esign', () => {
       match_score: null,
     });
     expect(first.notification).toEqual({ invite: false, completion: false, whatsapp: false });
-    expect(first.positions).toEqual({ '3': [{ x: 100, y: 700 }, { x: 300, y: 700 }], '1': [{ x: 72, y: 600 }] });
-    expect(first.elements[0]).toMatchObject({ x: 100, y: 700, page: 3, type: 'signature', alignment: 'left', width: 160, height: 50, font_size: 10 });
+    expect(first.positions).toEqual({
+      '3': [
+        { x: 100, y: 700 },
+        { x: 300, y: 700 },
+      ],
+      '1': [{ x: 72, y: 600 }],
+    });
+    expect(first.elements[0]).toMatchObject({
+      x: 100,
+      y: 700,
+      page: 3,
+      type: 'signature',
+      alignment: 'left',
+      width: 160,
+      height: 50,
+      font_size: 10,
+    });
     expect(first.elements[0].field_id).toMatch(/^field_/);
     expect(second.positions).toEqual({ '0': [{ x: 72, y: 600 }] });
   });
@@ -130,7 +200,13 @@ describe('initialize-esign', () => {
         email_template_overrides: { company_name: 'Acme', legal_name: 'Acme Pvt Ltd', support_email: 'help@acme.example' },
         signers: [
           signerInput({ face_ref_file_id: assetId, notification: { invite: true, completion: true } }),
-          signerInput({ face_ref_file_id: assetId, face_match_threshold: 92.5, face_max_attempts: 2, max_retry: 1, reason: 'Witness' }),
+          signerInput({
+            face_ref_file_id: assetId,
+            face_match_threshold: 92.5,
+            face_max_attempts: 2,
+            max_retry: 1,
+            reason: 'Witness',
+          }),
           signerInput({ verify_location: true, enforce_geofence: true, latitude: 12.97, longitude: 77.59, radius: 500 }),
         ],
       }),
@@ -147,11 +223,22 @@ describe('initialize-esign', () => {
       sender: 'Acme Legal',
       email_template_overrides: { company_name: 'Acme', legal_name: 'Acme Pvt Ltd', support_email: 'help@acme.example' },
     });
-    expect(session.signers[0].face_match).toMatchObject({ enforce: true, ref_file_id: assetId, match_threshold: 80, max_attempts: 5 });
+    expect(session.signers[0].face_match).toMatchObject({
+      enforce: true,
+      ref_file_id: assetId,
+      match_threshold: 80,
+      max_attempts: 5,
+    });
     expect(session.signers[0].notification).toEqual({ invite: true, completion: true, whatsapp: false });
     expect(session.signers[0].max_retry).toBe(5);
     expect(session.signers[0].auth_mode).toEqual([2]);
-    expect(session.signers[1].face_match).toMatchObject({ enforce: true, match_threshold: 92.5, max_attempts: 2, liveness_score: null, match_score: null });
+    expect(session.signers[1].face_match).toMatchObject({
+      enforce: true,
+      match_threshold: 92.5,
+      max_attempts: 2,
+      liveness_score: null,
+      match_score: null,
+    });
     expect(session.signers[1]).toMatchObject({ max_retry: 1, reason: 'Witness' });
     expect(session.signers[2]).toMatchObject({
       verify_location: true,
@@ -172,13 +259,24 @@ describe('initialize-esign', () => {
       'missing_fields',
     );
     expect(nested.map((e) => e.field).sort()).toEqual(
-      ['signers[0].elements[0].alignment', 'signers[0].elements[0].page', 'signers[0].elements[0].y', 'signers[0].full_name'].sort(),
+      [
+        'signers[0].elements[0].alignment',
+        'signers[0].elements[0].page',
+        'signers[0].elements[0].y',
+        'signers[0].full_name',
+      ].sort(),
     );
-    expect(await refused(sessionBody(fileId, { signers: [] }), 400, 'missing_fields')).toEqual([{ field: 'signers', problem: 'required' }]);
+    expect(await refused(sessionBody(fileId, { signers: [] }), 400, 'missing_fields')).toEqual([
+      { field: 'signers', problem: 'required' },
+    ]);
   });
 
   it('requires country_code with mobile and all geofence fields with enforce_geofence', async () => {
-    const mobile = await refused(sessionBody(fileId, { signers: [signerInput({ mobile: '9876543210' })] }), 400, 'missing_fields');
+    const mobile = await refused(
+      sessionBody(fileId, { signers: [signerInput({ mobile: '9876543210' })] }),
+      400,
+      'missing_fields',
+    );
     expect(mobile).toEqual([{ field: 'signers[0].country_code', problem: 'required' }]);
     const geofence = await refused(
       sessionBody(fileId, { signers: [signerInput({ enforce_geofence: true, latitude: 12.9 })] }),
@@ -202,7 +300,11 @@ describe('initialize-esign', () => {
     const pfx = await refused(sessionBody(fileId, { sign_type: 'pfx' }), 400, 'invalid_sign_type');
     expect(pfx.map((e) => e.field)).toEqual(['signers[0].pfx_id']);
     await refused(sessionBody(fileId, { signers: [signerInput({ sign_type: 'pfx' })] }), 400, 'invalid_sign_type');
-    const ok = await initializeEsign(app, owner.token, sessionBody(fileId, { sign_type: 'pfx', signers: [signerInput({ pfx_id: 'pfx_abc' })] }));
+    const ok = await initializeEsign(
+      app,
+      owner.token,
+      sessionBody(fileId, { sign_type: 'pfx', signers: [signerInput({ pfx_id: 'pfx_abc' })] }),
+    );
     expect(ok.status).toBe(200);
     expect((ok.body.data as any).signers[0].pfx_id).toBe('pfx_abc');
   });
@@ -214,16 +316,44 @@ describe('initialize-esign', () => {
     ['an unknown auth_mode', { auth_mode: 3 }, 'auth_mode'],
     ['a relative redirect_url', { redirect_url: '/done' }, 'redirect_url'],
     ['a javascript: redirect_url', { redirect_url: 'javascript:alert(1)' }, 'redirect_url'],
-    ['face_match_threshold under 50', { signers: [signerInput({ face_match_threshold: 49 })] }, 'signers[0].face_match_threshold'],
-    ['face_match_threshold over 100', { signers: [signerInput({ face_match_threshold: 101 })] }, 'signers[0].face_match_threshold'],
+    [
+      'face_match_threshold under 50',
+      { signers: [signerInput({ face_match_threshold: 49 })] },
+      'signers[0].face_match_threshold',
+    ],
+    [
+      'face_match_threshold over 100',
+      { signers: [signerInput({ face_match_threshold: 101 })] },
+      'signers[0].face_match_threshold',
+    ],
     ['face_max_attempts 0', { signers: [signerInput({ face_max_attempts: 0 })] }, 'signers[0].face_max_attempts'],
     ['face_max_attempts 11', { signers: [signerInput({ face_max_attempts: 11 })] }, 'signers[0].face_max_attempts'],
-    ['an element page past the last page', { signers: [signerInput({ elements: [signatureAt(4)] })] }, 'signers[0].elements[0].page'],
-    ['an element type that does not exist', { signers: [signerInput({ elements: [{ ...signatureAt(), type: 'stamp' }] })] }, 'signers[0].elements[0].type'],
-    ['elements without a signature among them', { signers: [signerInput({ elements: [{ ...signatureAt(), type: 'image', value: 'file_x' }] })] }, 'signers[0].elements'],
+    [
+      'an element page past the last page',
+      { signers: [signerInput({ elements: [signatureAt(4)] })] },
+      'signers[0].elements[0].page',
+    ],
+    [
+      'an element type that does not exist',
+      { signers: [signerInput({ elements: [{ ...signatureAt(), type: 'stamp' }] })] },
+      'signers[0].elements[0].type',
+    ],
+    [
+      'elements without a signature among them',
+      { signers: [signerInput({ elements: [{ ...signatureAt(), type: 'image', value: 'file_x' }] })] },
+      'signers[0].elements',
+    ],
     ['an invalid email', { signers: [signerInput({ email: 'not-an-email' })] }, 'signers[0].email'],
-    ['a latitude out of range', { signers: [signerInput({ enforce_geofence: true, latitude: 95, longitude: 10, radius: 10 })] }, 'signers[0].latitude'],
-    ['an unknown face reference asset', { signers: [signerInput({ face_ref_file_id: 'file_nope' })] }, 'signers[0].face_ref_file_id'],
+    [
+      'a latitude out of range',
+      { signers: [signerInput({ enforce_geofence: true, latitude: 95, longitude: 10, radius: 10 })] },
+      'signers[0].latitude',
+    ],
+    [
+      'an unknown face reference asset',
+      { signers: [signerInput({ face_ref_file_id: 'file_nope' })] },
+      'signers[0].face_ref_file_id',
+    ],
   ])('refuses %s with bad_request naming the field', async (_name, overrides, field) => {
     const errors = await refused(sessionBody(fileId, overrides), 400, 'bad_request');
     expect(errors.map((e) => e.field)).toContain(field);
@@ -237,14 +367,28 @@ describe('initialize-esign', () => {
       400,
       'bad_request',
     );
-    expect(errors).toEqual([{ field: 'signers[0].elements[1].value', problem: 'must be the client_id of one of your uploaded assets' }]);
-    await refused(sessionBody(fileId, { signers: [signerInput({ elements: [signatureAt(), image(fileId)] })] }), 400, 'bad_request');
-    const ok = await initializeEsign(app, owner.token, sessionBody(fileId, { signers: [signerInput({ elements: [signatureAt(), image(assetId)] })] }));
+    expect(errors).toEqual([
+      { field: 'signers[0].elements[1].value', problem: 'must be the client_id of one of your uploaded assets' },
+    ]);
+    await refused(
+      sessionBody(fileId, { signers: [signerInput({ elements: [signatureAt(), image(fileId)] })] }),
+      400,
+      'bad_request',
+    );
+    const ok = await initializeEsign(
+      app,
+      owner.token,
+      sessionBody(fileId, { signers: [signerInput({ elements: [signatureAt(), image(assetId)] })] }),
+    );
     expect(ok.status).toBe(200);
   });
 
   it('allows a signer without elements (an invisible signature) and ignores name_match for non-Aadhaar signers', async () => {
-    const response = await initializeEsign(app, owner.token, sessionBody(fileId, { signers: [signerInput({ elements: [], name_match: true })] }));
+    const response = await initializeEsign(
+      app,
+      owner.token,
+      sessionBody(fileId, { signers: [signerInput({ elements: [], name_match: true })] }),
+    );
     expect(response.status).toBe(200);
     const signer = (response.body.data as any).signers[0];
     expect(signer.elements).toEqual([]);
@@ -253,22 +397,42 @@ describe('initialize-esign', () => {
   });
 
   it('refuses malformed JSON, non-object bodies and values of the wrong type with bad_request', async () => {
-    const malformed = await rest(app, 'POST', '/esign/initialize-esign', { token: owner.token, rawBody: '{"sign_type": "suresign",' });
+    const malformed = await rest(app, 'POST', '/esign/initialize-esign', {
+      token: owner.token,
+      rawBody: '{"sign_type": "suresign",',
+    });
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toEqual({ data: null, status_code: 400, message: 'bad_request', success: false, errors: [{ field: 'body', problem: 'malformed JSON' }] });
+    expect(malformed.body).toEqual({
+      data: null,
+      status_code: 400,
+      message: 'bad_request',
+      success: false,
+      errors: [{ field: 'body', problem: 'malformed JSON' }],
+    });
     const array = await rest(app, 'POST', '/esign/initialize-esign', { token: owner.token, rawBody: '[1,2]' });
     expect(array.status).toBe(400);
     expect(array.body.message).toBe('bad_request');
-    const wrongType = await initializeEsign(app, owner.token, sessionBody(fileId, { signers: [signerInput({ elements: [{ ...signatureAt(), page: 'one' }] })] }));
+    const wrongType = await initializeEsign(
+      app,
+      owner.token,
+      sessionBody(fileId, { signers: [signerInput({ elements: [{ ...signatureAt(), page: 'one' }] })] }),
+    );
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.message).toBe('bad_request');
-    const tooBig = await rest(app, 'POST', '/esign/initialize-esign', { token: owner.token, rawBody: JSON.stringify({ sender: 'x'.repeat(2_000_000) }) });
+    const tooBig = await rest(app, 'POST', '/esign/initialize-esign', {
+      token: owner.token,
+      rawBody: JSON.stringify({ sender: 'x'.repeat(2_000_000) }),
+    });
     expect(tooBig.status).toBe(413);
     expect(tooBig.body.message).toBe('payload_too_large');
   });
 
   it('refuses stamp requests until stamp reservation exists, rather than ignoring them', async () => {
-    const errors = await refused(sessionBody(fileId, { stamp: { amount: '100', state_code: 'KA', article_id: 'x' } }), 400, 'bad_request');
+    const errors = await refused(
+      sessionBody(fileId, { stamp: { amount: '100', state_code: 'KA', article_id: 'x' } }),
+      400,
+      'bad_request',
+    );
     expect(errors.map((e) => e.field)).toEqual(['stamp']);
   });
 
@@ -286,7 +450,13 @@ describe('initialize-esign', () => {
       sign_type: 'aadhaar',
       file_id: fileId,
       folder: 'gql',
-      signers: [{ full_name: 'Meera', email: 'meera@example.com', elements: [{ x: 5, y: 5, page: 2, type: 'signature', alignment: 'right' }] }],
+      signers: [
+        {
+          full_name: 'Meera',
+          email: 'meera@example.com',
+          elements: [{ x: 5, y: 5, page: 2, type: 'signature', alignment: 'right' }],
+        },
+      ],
     });
     expect(created.errors).toBeUndefined();
     const session = created.data!.initializeEsign;
@@ -298,7 +468,14 @@ describe('initialize-esign', () => {
 
     const missing = await gql(app, owner.token, InitializeEsignDocument, { file_id: fileId, signers: [] });
     expect(missing.errors?.[0]).toMatchObject({ message: 'missing_fields', extensions: { code: 'missing_fields', status: 400 } });
-    const badFile = await gql(app, owner.token, InitializeEsignDocument, { sign_type: 'suresign', file_id: 'file_x', signers: [{ full_name: 'A' }] });
-    expect(badFile.errors?.[0].extensions).toMatchObject({ code: 'invalid_file_id', errors: [{ field: 'file_id', problem: 'no such PDF among your files' }] });
+    const badFile = await gql(app, owner.token, InitializeEsignDocument, {
+      sign_type: 'suresign',
+      file_id: 'file_x',
+      signers: [{ full_name: 'A' }],
+    });
+    expect(badFile.errors?.[0].extensions).toMatchObject({
+      code: 'invalid_file_id',
+      errors: [{ field: 'file_id', problem: 'no such PDF among your files' }],
+    });
   });
 });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordSignature } from '../../src/modules/esign/record-signature';
-import { EsignSessionDocument, EsignSessionNestedDocument, EsignSessionsDocument, CancelEsignDocument } from '../__generated__/graphql';
+import {
+  EsignSessionDocument,
+  EsignSessionNestedDocument,
+  EsignSessionsDocument,
+  CancelEsignDocument,
+} from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { gql, rest } from '../helpers/clients';
 import { corpusFile } from '../helpers/fixtures';
@@ -28,9 +33,12 @@ describe('session lifecycle', () => {
   const sql = async <T = any>(query: string, params: unknown[] = []) =>
     (await app.services.orm.em.fork().getConnection().execute(query, params)) as T[];
   /** Moves a session's expiry into the past: the tests cannot wait the one hour minimum. */
-  const travelPastExpiry = (clientId: string) => sql(`update esign_sessions set expires_at = now() - interval '1 second' where id = ?`, [clientId]);
-  const statusInDatabase = async (clientId: string) => (await sql<{ status: string }>('select status from esign_sessions where id = ?', [clientId]))[0].status;
-  const details = (token: string, clientId: string) => rest<any>(app, 'GET', '/esign/details', { token, query: { client_id: clientId } });
+  const travelPastExpiry = (clientId: string) =>
+    sql(`update esign_sessions set expires_at = now() - interval '1 second' where id = ?`, [clientId]);
+  const statusInDatabase = async (clientId: string) =>
+    (await sql<{ status: string }>('select status from esign_sessions where id = ?', [clientId]))[0].status;
+  const details = (token: string, clientId: string) =>
+    rest<any>(app, 'GET', '/esign/details', { token, query: { client_id: clientId } });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -43,9 +51,16 @@ describe('session lifecycle', () => {
   describe('cancel', () => {
     it('moves a pending session to cancelled with its reason; signers are no longer eligible', async () => {
       const session = await createSession(app, owner.token, sessionBody(fileId));
-      const response = await rest<any>(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id, reason: 'wrong draft' } });
+      const response = await rest<any>(app, 'POST', '/esign/cancel', {
+        token: owner.token,
+        json: { client_id: session.client_id, reason: 'wrong draft' },
+      });
       expect(response.status).toBe(200);
-      expect(response.body.data).toMatchObject({ client_id: session.client_id, status: 'cancelled', cancel_reason: 'wrong draft' });
+      expect(response.body.data).toMatchObject({
+        client_id: session.client_id,
+        status: 'cancelled',
+        cancel_reason: 'wrong draft',
+      });
       expect(response.body.data.signers.every((signer: any) => signer.eligible === false)).toBe(true);
       expect(await statusInDatabase(session.client_id)).toBe('cancelled');
 
@@ -74,7 +89,10 @@ describe('session lifecycle', () => {
   describe('expiry', () => {
     it('queues an expiry job for the moment the session expires', async () => {
       const session = await createSession(app, owner.token, sessionBody(fileId, { expiry_seconds: 7200 }));
-      const jobs = await sql<{ start_after: Date }>(`select start_after from pgboss.job where name = 'esign.expire' and singleton_key = ?`, [session.client_id]);
+      const jobs = await sql<{ start_after: Date }>(
+        `select start_after from pgboss.job where name = 'esign.expire' and singleton_key = ?`,
+        [session.client_id],
+      );
       expect(jobs).toHaveLength(1);
       expect(new Date(jobs[0].start_after).toISOString()).toBe(session.expires_at);
     });
@@ -89,10 +107,18 @@ describe('session lifecycle', () => {
 
       const other = await createSession(app, owner.token, sessionBody(fileId, { folder: 'expiring' }));
       await travelPastExpiry(other.client_id);
-      const pending = await rest<any>(app, 'GET', '/esign/list', { token: owner.token, query: { page: 1, size: 10, folder: 'expiring', status: 'pending' } });
+      const pending = await rest<any>(app, 'GET', '/esign/list', {
+        token: owner.token,
+        query: { page: 1, size: 10, folder: 'expiring', status: 'pending' },
+      });
       expect(pending.body.data.items).toEqual([]);
-      const expired = await rest<any>(app, 'GET', '/esign/list', { token: owner.token, query: { page: 1, size: 10, folder: 'expiring', status: 'expired' } });
-      expect(expired.body.data.items.map((item: any) => item.client_id).sort()).toEqual([session.client_id, other.client_id].sort());
+      const expired = await rest<any>(app, 'GET', '/esign/list', {
+        token: owner.token,
+        query: { page: 1, size: 10, folder: 'expiring', status: 'expired' },
+      });
+      expect(expired.body.data.items.map((item: any) => item.client_id).sort()).toEqual(
+        [session.client_id, other.client_id].sort(),
+      );
     });
 
     it('is applied by the expiry job and by the sweep, each exactly once', async () => {
@@ -103,9 +129,17 @@ describe('session lifecycle', () => {
       await travelPastExpiry(bySweep.client_id);
 
       await app.services.boss.send('esign.expire', { client_id: byJob.client_id });
-      await until(() => statusInDatabase(byJob.client_id), (status) => status === 'expired', 'the expiry job');
+      await until(
+        () => statusInDatabase(byJob.client_id),
+        (status) => status === 'expired',
+        'the expiry job',
+      );
       await app.services.boss.send('esign.expire-sweep', {});
-      await until(() => statusInDatabase(bySweep.client_id), (status) => status === 'expired', 'the sweep');
+      await until(
+        () => statusInDatabase(bySweep.client_id),
+        (status) => status === 'expired',
+        'the sweep',
+      );
       // A job that runs early leaves the session alone.
       await app.services.boss.send('esign.expire', { client_id: notDue.client_id });
       await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -129,9 +163,12 @@ describe('session lifecycle', () => {
       const session = await createSession(
         app,
         owner.token,
-        sessionBody(fileId, { signers: [signerInput(), signerInput({ full_name: 'Second' }), signerInput({ full_name: 'Third' })] }),
+        sessionBody(fileId, {
+          signers: [signerInput(), signerInput({ full_name: 'Second' }), signerInput({ full_name: 'Third' })],
+        }),
       );
-      const download = () => rest<any>(app, 'GET', '/esign/download-pdf', { token: owner.token, query: { client_id: session.client_id } });
+      const download = () =>
+        rest<any>(app, 'GET', '/esign/download-pdf', { token: owner.token, query: { client_id: session.client_id } });
       const notYet = await download();
       expect(notYet.status).toBe(404);
       expect(notYet.body).toEqual({ data: null, status_code: 404, message: NOT_COMPLETED, success: false });
@@ -139,7 +176,11 @@ describe('session lifecycle', () => {
       const em = () => app.services.orm.em.fork();
       // Out of turn is refused.
       await expect(
-        recordSignature(app.services, em(), { sessionId: session.client_id, signerId: session.signers[1].signer_id, signedPdf: corpusFile('001-trivial/minimal-document.pdf') }),
+        recordSignature(app.services, em(), {
+          sessionId: session.client_id,
+          signerId: session.signers[1].signer_id,
+          signedPdf: corpusFile('001-trivial/minimal-document.pdf'),
+        }),
       ).rejects.toMatchObject({ code: 'conflict' });
 
       const revisions = [
@@ -148,7 +189,11 @@ describe('session lifecycle', () => {
         corpusFile('006-pdflatex-outline/pdflatex-outline.pdf'),
       ];
       for (const [index, signer] of session.signers.entries()) {
-        await recordSignature(app.services, em(), { sessionId: session.client_id, signerId: signer.signer_id, signedPdf: revisions[index] });
+        await recordSignature(app.services, em(), {
+          sessionId: session.client_id,
+          signerId: signer.signer_id,
+          signedPdf: revisions[index],
+        });
         const read = (await details(owner.token, session.client_id)).body.data;
         expect(read.signers[index].status).toBe('completed');
         expect(read.current_pdf_file_id).not.toBe(fileId);
@@ -174,9 +219,15 @@ describe('session lifecycle', () => {
       expect(Buffer.from(await pdf.arrayBuffer()).equals(revisions[2])).toBe(true);
 
       // A completed session cannot be cancelled, and the last signature cannot be recorded twice.
-      expect((await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } })).status).toBe(409);
+      expect(
+        (await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } })).status,
+      ).toBe(409);
       await expect(
-        recordSignature(app.services, em(), { sessionId: session.client_id, signerId: session.signers[2].signer_id, signedPdf: revisions[2] }),
+        recordSignature(app.services, em(), {
+          sessionId: session.client_id,
+          signerId: session.signers[2].signer_id,
+          signedPdf: revisions[2],
+        }),
       ).rejects.toMatchObject({ code: 'conflict' });
     });
 
@@ -185,7 +236,10 @@ describe('session lifecycle', () => {
       expect(unknown.status).toBe(404);
       expect(unknown.body.message).toBe(NOT_COMPLETED);
       const session = await createSession(app, owner.token, sessionBody(fileId));
-      const foreign = await rest(app, 'GET', '/esign/download-pdf', { token: other.token, query: { client_id: session.client_id } });
+      const foreign = await rest(app, 'GET', '/esign/download-pdf', {
+        token: other.token,
+        query: { client_id: session.client_id },
+      });
       expect(foreign.status).toBe(404);
       expect(foreign.body.message).toBe(NOT_COMPLETED);
     });
@@ -209,7 +263,8 @@ describe('session lifecycle', () => {
       const user = await app.createUser();
       const pdf = await uploadPdf(app, user.token);
       const made: string[] = [];
-      for (let i = 0; i < 5; i++) made.push((await createSession(app, user.token, sessionBody(pdf, { folder: i < 3 ? 'a' : 'b' }))).client_id);
+      for (let i = 0; i < 5; i++)
+        made.push((await createSession(app, user.token, sessionBody(pdf, { folder: i < 3 ? 'a' : 'b' }))).client_id);
       const page = (query: Record<string, string | number>) => rest<any>(app, 'GET', '/esign/list', { token: user.token, query });
 
       const first = await page({ page: 1, size: 2 });
@@ -229,7 +284,9 @@ describe('session lifecycle', () => {
 
       const badStatus = await page({ page: 1, size: 10, status: 'done' });
       expect(badStatus.status).toBe(400);
-      expect(badStatus.body.errors).toEqual([{ field: 'status', problem: 'must be one of pending, completed, expired, cancelled' }]);
+      expect(badStatus.body.errors).toEqual([
+        { field: 'status', problem: 'must be one of pending, completed, expired, cancelled' },
+      ]);
       const badPage = await page({ page: 0, size: 101 });
       expect(badPage.status).toBe(400);
       const missing = await rest(app, 'GET', '/esign/list', { token: user.token, query: { page: 1 } });
@@ -241,7 +298,11 @@ describe('session lifecycle', () => {
       const session = await createSession(
         app,
         owner.token,
-        sessionBody(fileId, { signers: [signerInput({ elements: [signatureAt(), { x: 1, y: 2, page: 1, type: 'image', alignment: 'left', value: asset }] })] }),
+        sessionBody(fileId, {
+          signers: [
+            signerInput({ elements: [signatureAt(), { x: 1, y: 2, page: 1, type: 'image', alignment: 'left', value: asset }] }),
+          ],
+        }),
       );
       const read = await gql(app, owner.token, EsignSessionNestedDocument, { client_id: session.client_id });
       expect(read.errors).toBeUndefined();
@@ -259,7 +320,10 @@ describe('session lifecycle', () => {
       const pdf = await uploadPdf(app, user.token);
       const asset = await uploadAsset(app, user.token);
       const signer = (name: string) =>
-        signerInput({ full_name: name, elements: [signatureAt(0), { x: 1, y: 2, page: 1, type: 'image', alignment: 'left', value: asset }] });
+        signerInput({
+          full_name: name,
+          elements: [signatureAt(0), { x: 1, y: 2, page: 1, type: 'image', alignment: 'left', value: asset }],
+        });
       for (let i = 0; i < 50; i++) {
         await createSession(app, user.token, sessionBody(pdf, { signers: [signer('A'), signer('B'), signer('C')] }));
       }

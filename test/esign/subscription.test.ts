@@ -94,18 +94,30 @@ describe('esignSessionUpdated over graphql-ws', () => {
   };
 
   it('delivers each signer step and the completion to the owner', async () => {
-    const session = await createSession(app, owner.token, sessionBody(fileId, { signers: [signerInput(), signerInput({ full_name: 'B' })] }));
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, { signers: [signerInput(), signerInput({ full_name: 'B' })] }),
+    );
     const watching = await watch(client(owner.token), session.client_id);
     const em = () => app.services.orm.em.fork();
     const pdf = corpusFile('001-trivial/minimal-document.pdf');
-    await recordSignature(app.services, em(), { sessionId: session.client_id, signerId: session.signers[0].signer_id, signedPdf: pdf });
+    await recordSignature(app.services, em(), {
+      sessionId: session.client_id,
+      signerId: session.signers[0].signer_id,
+      signedPdf: pdf,
+    });
     const [first] = await watching.next(1);
     expect(first).toMatchObject({ client_id: session.client_id, status: 'pending', signer_idx: 1 });
     expect(first.signers.map((signer) => [signer.status, signer.eligible])).toEqual([
       ['completed', false],
       ['pending', true],
     ]);
-    await recordSignature(app.services, em(), { sessionId: session.client_id, signerId: session.signers[1].signer_id, signedPdf: pdf });
+    await recordSignature(app.services, em(), {
+      sessionId: session.client_id,
+      signerId: session.signers[1].signer_id,
+      signedPdf: pdf,
+    });
     const [, second] = await watching.next(2);
     expect(second).toMatchObject({ status: 'completed', signer_idx: 2 });
     expect(watching.errors).toEqual([]);
@@ -174,7 +186,9 @@ describe('esignSessionUpdated over graphql-ws', () => {
   it('refuses a connection whose connection_init carries no valid token', async () => {
     const closed = await new Promise<number>((resolve) => {
       const socket = new WebSocket(`${app.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
-      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: 'Bearer esk_unknown' } })));
+      socket.on('open', () =>
+        socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: 'Bearer esk_unknown' } })),
+      );
       socket.on('close', (code) => resolve(code));
     });
     expect(closed).toBe(4401);

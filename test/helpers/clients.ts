@@ -62,7 +62,8 @@ export async function restUpload<T = unknown>(
   field = 'file',
 ): Promise<RestResponse<T>> {
   const form = new FormData();
-  if (file) form.append(field, new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.filename);
+  if (file)
+    form.append(field, new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.filename);
   else form.append('note', 'no file here');
   const response = await fetch(new URL(`/api/v1${path}`, app.url), {
     method: 'POST',

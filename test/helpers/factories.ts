@@ -5,7 +5,12 @@ import { corpusFile, makePng } from './fixtures';
 /** A 4-page PDF of the corpus: pages 0..3. */
 export const FOUR_PAGE_PDF = corpusFile('004-pdflatex-4-pages/pdflatex-4-pages.pdf');
 
-export async function uploadPdf(app: TestApp, token: string, bytes: Uint8Array = FOUR_PAGE_PDF, filename = 'contract.pdf'): Promise<string> {
+export async function uploadPdf(
+  app: TestApp,
+  token: string,
+  bytes: Uint8Array = FOUR_PAGE_PDF,
+  filename = 'contract.pdf',
+): Promise<string> {
   const response = await restUpload<{ client_id: string }>(app, '/files/upload-pdf', token, { bytes, filename });
   if (response.status !== 200) throw new Error(`upload failed: ${JSON.stringify(response.body)}`);
   return response.body.data!.client_id;

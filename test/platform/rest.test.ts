@@ -12,7 +12,11 @@ const ENVELOPE_KEYS = ['data', 'message', 'status_code', 'success'];
 function expectErrorEnvelope(response: { status: number; body: object }, status: number, message: string) {
   expect(response.status).toBe(status);
   expect(response.body).toMatchObject({ data: null, status_code: status, message, success: false });
-  expect(Object.keys(response.body).filter((key) => key !== 'errors').sort()).toEqual(ENVELOPE_KEYS);
+  expect(
+    Object.keys(response.body)
+      .filter((key) => key !== 'errors')
+      .sort(),
+  ).toEqual(ENVELOPE_KEYS);
 }
 
 describe('the REST face', () => {
@@ -134,8 +138,21 @@ describe('the REST face', () => {
     expect(result.valid).toBe(true);
 
     expect(Object.keys(document.paths).sort()).toEqual(
-      ['/api/v1/files/details', '/api/v1/files/list', '/api/v1/files/upload-asset', '/api/v1/files/upload-pdf'].sort(),
+      [
+        '/api/v1/esign/cancel',
+        '/api/v1/esign/details',
+        '/api/v1/esign/download-pdf',
+        '/api/v1/esign/initialize-esign',
+        '/api/v1/esign/list',
+        '/api/v1/files/details',
+        '/api/v1/files/list',
+        '/api/v1/files/upload-asset',
+        '/api/v1/files/upload-pdf',
+      ].sort(),
     );
+    expect(
+      document.paths['/api/v1/esign/initialize-esign'].post.requestBody.content['application/json'].schema.properties.signers,
+    ).toBeDefined();
     for (const operations of Object.values(document.paths)) {
       for (const operation of Object.values(operations)) {
         const success = operation.responses['200'].content['application/json'].schema;
@@ -143,7 +160,9 @@ describe('the REST face', () => {
         expect(operation.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
       }
     }
-    expect(document.paths['/api/v1/files/upload-pdf'].post.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({
+    expect(
+      document.paths['/api/v1/files/upload-pdf'].post.requestBody.content['multipart/form-data'].schema.properties.file,
+    ).toMatchObject({
       type: 'string',
       format: 'binary',
     });
