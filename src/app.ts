@@ -32,6 +32,11 @@ export const restRoutes: RestRoute[] = [...fileRestRoutes, ...esignRestRoutes];
 
 const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;
 
+/** Signer links and download grants are credentials in a path: logs keep the route, not the secret. */
+export function redactCredentialsInUrl(url: string): string {
+  return url.replace(/\/(sign|downloads)\/[^/?#]+/g, '/$1/[redacted]');
+}
+
 export interface HttpApp {
   server: http.Server;
   app: express.Express;
@@ -60,7 +65,11 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactCredentialsInUrl(req.url),
+        }),
         res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       },
     }),

@@ -315,6 +315,18 @@ describe('session lifecycle', () => {
       expect(restRead.body.data.signers[0].elements[1].asset).toBeUndefined();
     });
 
+    it('never writes signer tokens or download grants to the logs', async () => {
+      const session = await createSession(app, owner.token, sessionBody(fileId, { signers: [signerInput(), signerInput()] }));
+      await details(owner.token, session.client_id);
+      const fileRead = await rest<any>(app, 'GET', '/files/details', { token: owner.token, query: { client_id: fileId } });
+      const grant = new URL(fileRead.body.data.download_url).pathname.split('/').pop()!;
+      expect((await fetch(fileRead.body.data.download_url)).status).toBe(200);
+      const logs = JSON.stringify(app.logs);
+      for (const signer of session.signers) expect(logs).not.toContain(signer.token);
+      expect(logs).not.toContain(grant);
+      expect(logs).toContain('/downloads/[redacted]');
+    });
+
     it('batch nested reads: a page of 50 sessions costs as many SQL statements as a page of 1', async () => {
       const user = await app.createUser();
       const pdf = await uploadPdf(app, user.token);
