@@ -1,37 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from 'zod';
-import { AppError, type ErrorCode, type FieldProblem } from '../../platform/errors';
-import { newId } from '../../platform/ids';
 import { StoredFile } from '../files/stored-file.entity';
 import type { Actor } from '../users/access-tokens';
 import type { EmailTemplateOverrides, SignType } from './esign-session.entity';
-import type { ElementInput, SessionRequest, SignerInput, StampRequestInput } from './session.inputs';
+import type { SessionRequest, SignerInput, StampRequestInput } from './session.inputs';
+import {
+  AUTH_MODES,
+  BACKENDS,
+  LIMITS,
+  Problems,
+  SIGN_TYPES,
+  absoluteHttpUrl,
+  checkLocation,
+  emailSchema,
+  isAbsent,
+  oneOf,
+  planElements,
+  text,
+  wholeNumber,
+} from './validation';
 import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from './signer.entity';
-
-export const SIGN_TYPES: readonly SignType[] = ['aadhaar', 'suresign', 'pfx'];
-/** 1 = OTP, 2 = biometric (DESIGN.md, Coordinates and elements). */
-export const AUTH_MODES = [1, 2] as const;
-/** Signing backends; `sandbox` is the built-in simulated ESP, others arrive as adapters. */
-export const BACKENDS = ['sandbox'] as const;
-export const ELEMENT_TYPES = ['signature', 'image'] as const;
-export const ALIGNMENTS = ['left', 'center', 'right'] as const;
-
-export const LIMITS = {
-  expirySeconds: { min: 3600, max: 2_592_000, default: 604_800 },
-  maxRetry: { min: 1, max: 10, default: 3 },
-  faceMatchThreshold: { min: 50, max: 100, default: 80 },
-  faceMaxAttempts: { min: 1, max: 10, default: 5 },
-  signers: { min: 1, max: 50 },
-  elementsPerSigner: 50,
-  radiusMetres: { min: 1, max: 1_000_000 },
-} as const;
-
-/** Sizes used when an element does not give its own (PDF points). */
-export const ELEMENT_DEFAULTS = {
-  signature: { width: 160, height: 50 },
-  image: { width: 100, height: 100 },
-  fontSize: 10,
-} as const;
 
 export interface SignerPlan {
   signType: SignType;
@@ -74,140 +61,6 @@ export interface SessionPlan {
   signers: SignerPlan[];
 }
 
-/** Collects every problem of a request before answering, so an integrator fixes them in one round. */
-class Problems {
-  readonly missing: string[] = [];
-  readonly invalid: FieldProblem[] = [];
-  signType = false;
-  fileId = false;
-
-  missingField(field: string): void {
-    this.missing.push(field);
-  }
-
-  invalidField(field: string, problem: string): void {
-    this.invalid.push({ field, problem });
-  }
-
-  /** missing_fields before invalid_sign_type before invalid_file_id before bad_request; `errors` lists them all. */
-  toError(): AppError | undefined {
-    if (this.missing.length === 0 && this.invalid.length === 0) return undefined;
-    const code: ErrorCode = this.missing.length
-      ? 'missing_fields'
-      : this.signType
-        ? 'invalid_sign_type'
-        : this.fileId
-          ? 'invalid_file_id'
-          : 'bad_request';
-    return new AppError(code, {
-      errors: [...this.missing.map((field) => ({ field, problem: 'required' })), ...this.invalid],
-    });
-  }
-}
-
-const emailSchema = z.email().max(320);
-const isAbsent = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-
-function text(
-  problems: Problems,
-  field: string,
-  value: string | null | undefined,
-  max: number,
-  required = false,
-): string | undefined {
-  if (isAbsent(value)) {
-    if (required) problems.missingField(field);
-    return undefined;
-  }
-  const trimmed = value!.trim();
-  if (trimmed.length > max) problems.invalidField(field, `at most ${max} characters`);
-  return trimmed;
-}
-
-function wholeNumber(
-  problems: Problems,
-  field: string,
-  value: number | null | undefined,
-  range: { min: number; max: number },
-): number | undefined {
-  if (isAbsent(value)) return undefined;
-  if (!Number.isInteger(value) || value! < range.min || value! > range.max) {
-    problems.invalidField(field, `must be a whole number from ${range.min} to ${range.max}`);
-    return undefined;
-  }
-  return value!;
-}
-
-function oneOf<const T extends string | number>(
-  problems: Problems,
-  field: string,
-  value: unknown,
-  allowed: readonly T[],
-): T | undefined {
-  if (isAbsent(value)) return undefined;
-  if (!allowed.includes(value as T)) {
-    problems.invalidField(field, `must be one of ${allowed.join(', ')}`);
-    return undefined;
-  }
-  return value as T;
-}
-
-function absoluteHttpUrl(problems: Problems, field: string, value: string | null | undefined): string | undefined {
-  const given = text(problems, field, value, 2048);
-  if (given === undefined) return undefined;
-  try {
-    const url = new URL(given);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
-  } catch {
-    // refused below
-  }
-  problems.invalidField(field, 'must be an absolute http(s) URL');
-  return undefined;
-}
-
-function planElement(problems: Problems, field: string, input: ElementInput): StoredElement | undefined {
-  const before = problems.missing.length + problems.invalid.length;
-  for (const key of ['x', 'y', 'page', 'type', 'alignment'] as const) {
-    if (isAbsent(input[key])) problems.missingField(`${field}.${key}`);
-  }
-  const type = oneOf(problems, `${field}.type`, input.type, ELEMENT_TYPES);
-  const alignment = oneOf(problems, `${field}.alignment`, input.alignment, ALIGNMENTS);
-  for (const key of ['x', 'y'] as const) {
-    const value = input[key];
-    if (!isAbsent(value) && !(Number.isFinite(value) && value! >= 0 && value! <= 14_400)) {
-      problems.invalidField(`${field}.${key}`, 'must be a number of PDF points from 0 to 14400');
-    }
-  }
-  if (!isAbsent(input.page) && !(Number.isInteger(input.page) && input.page! >= 0)) {
-    problems.invalidField(`${field}.page`, 'must be a zero-based page index');
-  }
-  for (const key of ['width', 'height', 'font_size'] as const) {
-    const value = input[key];
-    if (!isAbsent(value) && !(Number.isFinite(value) && value! > 0 && value! <= 14_400)) {
-      problems.invalidField(`${field}.${key}`, 'must be a number greater than 0');
-    }
-  }
-  const format = text(problems, `${field}.format`, input.format, 100);
-  const value = text(problems, `${field}.value`, input.value, 500);
-  if (type === 'image' && value === undefined) problems.missingField(`${field}.value`);
-  if (problems.missing.length + problems.invalid.length > before || !type || !alignment) return undefined;
-  const size = ELEMENT_DEFAULTS[type];
-  return {
-    field_id: newId('field'),
-    type,
-    x: input.x!,
-    y: input.y!,
-    page: input.page!,
-    alignment,
-    width: input.width ?? size.width,
-    height: input.height ?? size.height,
-    allow_wet_signature: input.allow_wet_signature ?? false,
-    font_size: input.font_size ?? ELEMENT_DEFAULTS.fontSize,
-    format: format ?? null,
-    value: value ?? null,
-  };
-}
-
 function planSigner(
   problems: Problems,
   field: string,
@@ -248,19 +101,8 @@ function planSigner(
   const reason = text(problems, `${field}.reason`, input.reason, 500);
 
   const verifyLocation = input.verify_location ?? false;
-  const locationSource = oneOf(problems, `${field}.location_source`, input.location_source, ['device', 'ip'] as const);
+  const locationSource = checkLocation(problems, field, input);
   const enforceGeofence = input.enforce_geofence ?? false;
-  if (enforceGeofence) {
-    for (const key of ['latitude', 'longitude', 'radius'] as const)
-      if (isAbsent(input[key])) problems.missingField(`${field}.${key}`);
-  }
-  if (!isAbsent(input.latitude) && !(input.latitude! >= -90 && input.latitude! <= 90))
-    problems.invalidField(`${field}.latitude`, 'must be from -90 to 90');
-  if (!isAbsent(input.longitude) && !(input.longitude! >= -180 && input.longitude! <= 180))
-    problems.invalidField(`${field}.longitude`, 'must be from -180 to 180');
-  if (!isAbsent(input.radius) && !(input.radius! >= LIMITS.radiusMetres.min && input.radius! <= LIMITS.radiusMetres.max)) {
-    problems.invalidField(`${field}.radius`, `must be ${LIMITS.radiusMetres.min} to ${LIMITS.radiusMetres.max} metres`);
-  }
 
   const faceRef = text(problems, `${field}.face_ref_file_id`, input.face_ref_file_id, 64);
   const threshold = input.face_match_threshold;
@@ -275,14 +117,8 @@ function planSigner(
   }
   const attempts = wholeNumber(problems, `${field}.face_max_attempts`, input.face_max_attempts, LIMITS.faceMaxAttempts);
 
-  const elementsInput = input.elements ?? [];
-  if (elementsInput.length > LIMITS.elementsPerSigner)
-    problems.invalidField(`${field}.elements`, `at most ${LIMITS.elementsPerSigner} elements`);
-  const elements = elementsInput.map((element, index) => planElement(problems, `${field}.elements[${index}]`, element));
-  // No elements: an invisible signature. Elements without a signature among them: nowhere to draw it.
-  if (elementsInput.length > 0 && !elementsInput.some((element) => element.type === 'signature')) {
-    problems.invalidField(`${field}.elements`, 'at least one element of type signature is needed to place the signature');
-  }
+  // No elements: an invisible signature.
+  const elements = planElements(problems, field, input.elements, { requireSignature: false, requireImageValue: true });
 
   if (!fullName || !signType) return undefined;
   const nameMatchRequested = signType === 'aadhaar' && (input.name_match ?? false);
@@ -305,7 +141,7 @@ function planSigner(
     latitude: input.latitude ?? undefined,
     longitude: input.longitude ?? undefined,
     radius: input.radius ?? undefined,
-    elements: elements.filter((element): element is StoredElement => element !== undefined),
+    elements,
     nameMatch: {
       enforce: nameMatchRequested,
       prefill_name: nameMatchRequested ? fullName : null,
