@@ -12,6 +12,7 @@ import { pinoHttp } from 'pino-http';
 import { WebSocketServer } from 'ws';
 import { esignRestRoutes } from './modules/esign/esign.rest';
 import { fileRestRoutes } from './modules/files/files.rest';
+import { templateRestRoutes } from './modules/templates/templates.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
@@ -28,7 +29,7 @@ import { DOWNLOAD_PATH } from './platform/storage/signed-urls';
 import { serveDownload } from './platform/storage/serve-download';
 
 /** Every documented REST route of every module. */
-export const restRoutes: RestRoute[] = [...fileRestRoutes, ...esignRestRoutes];
+export const restRoutes: RestRoute[] = [...fileRestRoutes, ...esignRestRoutes, ...templateRestRoutes];
 
 const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;
 

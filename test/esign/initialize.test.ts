@@ -28,6 +28,8 @@ const SESSION_KEYS = [
   'signer_idx',
   'signers',
   'status',
+  'template_id',
+  'template_version',
   'user_id',
 ];
 const SIGNER_KEYS = [

@@ -1,6 +1,7 @@
 import { Collection, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
 import { StoredFile } from '../files/stored-file.entity';
+import { Template } from '../templates/template.entity';
 import { User } from '../users/user.entity';
 import { Signer } from './signer.entity';
 
@@ -86,6 +87,14 @@ export class EsignSession {
 
   @Property({ type: 'datetime', nullable: true })
   endedAt?: Date;
+
+  /** The template (and its version) the session was started from, if any. */
+  @ManyToOne(() => Template, { nullable: true })
+  @Index()
+  template?: Template;
+
+  @Property({ type: 'integer', nullable: true })
+  templateVersion?: number;
 
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();

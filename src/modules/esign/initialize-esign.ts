@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { User } from '../users/user.entity';
+import type { Template } from '../templates/template.entity';
 import type { Actor } from '../users/access-tokens';
 import { EsignSession } from './esign-session.entity';
 import { EXPIRE_SESSION_JOB } from './esign.jobs';
@@ -26,6 +27,7 @@ export async function createSession(
   em: EntityManager,
   actor: Actor,
   plan: SessionPlan,
+  origin?: { template: Template; version: number },
 ): Promise<EsignSession> {
   if (plan.stamp) {
     // Stamp reservation arrives with the e-stamp issues; refusing beats silently ignoring a paid stamp.
@@ -51,6 +53,8 @@ export async function createSession(
       redirectUrl: plan.redirectUrl,
       sender: plan.sender,
       emailTemplateOverrides: plan.emailTemplateOverrides,
+      template: origin?.template,
+      templateVersion: origin?.version,
     });
     plan.signers.forEach((signer, position) => {
       const { token, hash } = newSignerToken();

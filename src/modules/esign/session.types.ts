@@ -283,6 +283,12 @@ export class EsignSessionType {
   @Field(() => String, { nullable: true, description: 'Given with a cancellation.' })
   cancel_reason!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The template the session was started from.' })
+  template_id!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'The version of that template.' })
+  template_version!: number | null;
+
   /** For the signer mapping: placements shift by the stamp pages prefixed to the PDF. */
   stamp_page_count!: number;
 }
@@ -336,6 +342,8 @@ export function toSessionView(session: EsignSession): EsignSessionType {
     signer_idx: session.signerIdx,
     status: session.status,
     cancel_reason: session.cancelReason ?? null,
+    template_id: session.template?.id ?? null,
+    template_version: session.templateVersion ?? null,
     stamp_page_count: session.stampPageCount,
   };
 }

@@ -47,16 +47,20 @@ export class Problems {
     this.invalid.push({ field, problem });
   }
 
-  /** missing_fields before invalid_sign_type before invalid_file_id before bad_request; `errors` lists them all. */
-  toError(): AppError | undefined {
+  /**
+   * missing_fields before invalid_sign_type before invalid_file_id before bad_request, unless the operation
+   * documents one code for every failure; `errors` lists them all either way.
+   */
+  toError(only?: ErrorCode): AppError | undefined {
     if (this.missing.length === 0 && this.invalid.length === 0) return undefined;
-    const code: ErrorCode = this.missing.length
-      ? 'missing_fields'
-      : this.signType
-        ? 'invalid_sign_type'
-        : this.fileId
-          ? 'invalid_file_id'
-          : 'bad_request';
+    const code: ErrorCode =
+      (only ?? this.missing.length)
+        ? 'missing_fields'
+        : this.signType
+          ? 'invalid_sign_type'
+          : this.fileId
+            ? 'invalid_file_id'
+            : 'bad_request';
     return new AppError(code, {
       errors: [...this.missing.map((field) => ({ field, problem: 'required' })), ...this.invalid],
     });
@@ -64,7 +68,8 @@ export class Problems {
 }
 
 export const emailSchema = z.email().max(320);
-export const isAbsent = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+export const isAbsent = (value: unknown) =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 export function text(
   problems: Problems,
@@ -156,7 +161,8 @@ export function planElement(
   if (problems.missing.length + problems.invalid.length > before || !type || !alignment) return undefined;
   const size = ELEMENT_DEFAULTS[type];
   return {
-    field_id: newId('field'),
+    // Elements merged from a template keep the template's field ids.
+    field_id: (input as { field_id?: string }).field_id ?? newId('field'),
     type,
     x: input.x!,
     y: input.y!,
@@ -184,7 +190,8 @@ export interface LocationInput {
 export function checkLocation(problems: Problems, field: string, input: LocationInput): 'device' | 'ip' | undefined {
   const locationSource = oneOf(problems, `${field}.location_source`, input.location_source, ['device', 'ip'] as const);
   if (input.enforce_geofence) {
-    for (const key of ['latitude', 'longitude', 'radius'] as const) if (isAbsent(input[key])) problems.missingField(`${field}.${key}`);
+    for (const key of ['latitude', 'longitude', 'radius'] as const)
+      if (isAbsent(input[key])) problems.missingField(`${field}.${key}`);
   }
   if (!isAbsent(input.latitude) && !(input.latitude! >= -90 && input.latitude! <= 90)) {
     problems.invalidField(`${field}.latitude`, 'must be from -90 to 90');
@@ -209,7 +216,8 @@ export function planElements(
   options: { requireSignature: boolean; requireImageValue: boolean },
 ): StoredElement[] {
   const elements = input ?? [];
-  if (elements.length > LIMITS.elementsPerSigner) problems.invalidField(`${field}.elements`, `at most ${LIMITS.elementsPerSigner} elements`);
+  if (elements.length > LIMITS.elementsPerSigner)
+    problems.invalidField(`${field}.elements`, `at most ${LIMITS.elementsPerSigner} elements`);
   const planned = elements.map((element, index) => planElement(problems, `${field}.elements[${index}]`, element, options));
   if ((elements.length > 0 || options.requireSignature) && !elements.some((element) => element.type === 'signature')) {
     problems.invalidField(`${field}.elements`, 'at least one element of type signature is needed to place the signature');

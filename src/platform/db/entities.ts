@@ -4,6 +4,7 @@ import { StoredFile } from '../../modules/files/stored-file.entity';
 import { Wallet, WalletEntry } from '../../modules/wallet/wallet.entity';
 import { EsignSession } from '../../modules/esign/esign-session.entity';
 import { Signer } from '../../modules/esign/signer.entity';
+import { Template } from '../../modules/templates/template.entity';
 
 /** Every entity of the service; the ORM is configured from this list only. */
-export const entities = [User, AccessToken, Wallet, WalletEntry, StoredFile, EsignSession, Signer];
+export const entities = [User, AccessToken, Wallet, WalletEntry, StoredFile, EsignSession, Signer, Template];

@@ -4,9 +4,10 @@ import { buildSchema } from 'type-graphql';
 import { FileResolver } from '../../modules/files/file.resolver';
 import { UserResolver } from '../../modules/users/user.resolver';
 import { ElementResolver, EsignSessionResolver } from '../../modules/esign/session.resolver';
+import { TemplateResolver } from '../../modules/templates/template.resolver';
 import { depthLimitRule } from './depth-limit';
 
-export const resolvers = [UserResolver, FileResolver, EsignSessionResolver, ElementResolver] as const;
+export const resolvers = [UserResolver, FileResolver, EsignSessionResolver, ElementResolver, TemplateResolver] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 

@@ -1,0 +1,116 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import type { EsignSession } from '../esign/esign-session.entity';
+import { createSession } from '../esign/initialize-esign';
+import { planSession } from '../esign/plan-session';
+import type { ElementInput, SessionRequest, SignerInput } from '../esign/session.inputs';
+import { Problems, isAbsent } from '../esign/validation';
+import type { Actor } from '../users/access-tokens';
+import { ownPdf } from './plan-template';
+import { getOwnTemplate } from './read-templates';
+import type { TemplateSignerBlueprint } from './template.entity';
+import type { TemplateRuntimeSignerInput } from './template.inputs';
+
+export interface InitializeFromTemplateRequest extends Omit<SessionRequest, 'file_id' | 'signers'> {
+  template_id?: string | null;
+  signers?: TemplateRuntimeSignerInput[] | null;
+}
+
+/** Blueprint fields a runtime signer may override, field by field (runtime wins where it gives a value). */
+const DEFAULT_FIELDS = [
+  'sign_type',
+  'auth_mode',
+  'max_retry',
+  'pfx_id',
+  'reason',
+  'verify_email',
+  'verify_mobile',
+  'accept_virtual_sign',
+  'verify_location',
+  'location_source',
+  'enforce_geofence',
+  'latitude',
+  'longitude',
+  'radius',
+] as const satisfies readonly (keyof TemplateSignerBlueprint & keyof SignerInput)[];
+
+/**
+ * The contract's five rules: equal signer counts; template defaults merged with runtime input, then the
+ * very validation of initialize-esign (any failure is `bad_request`); email or mobile per signer;
+ * `element_values` change values only; a signature value naming an asset survives only where the saved
+ * element allows a wet signature.
+ */
+export async function initializeFromTemplate(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  request: InitializeFromTemplateRequest,
+): Promise<EsignSession> {
+  if (!request.template_id) throw AppError.badRequest([{ field: 'template_id', problem: 'required' }]);
+  const template = await getOwnTemplate(em, actor, request.template_id);
+  const runtime = request.signers ?? [];
+  if (runtime.length !== template.signers.length) {
+    throw new AppError('signer_count_mismatch', {
+      errors: [{ field: 'signers', problem: `the template has ${template.signers.length} signer(s); ${runtime.length} given` }],
+    });
+  }
+  const file = await ownPdf(em, actor, template.file.id);
+
+  const problems = new Problems();
+  const signers = template.signers.map((blueprint, index) =>
+    mergeSigner(problems, `signers[${index}]`, blueprint, runtime[index]),
+  );
+  const mergeError = problems.toError('bad_request');
+  if (mergeError) throw mergeError;
+
+  const merged: SessionRequest = {
+    ...request,
+    file_id: file.id,
+    // Without a session-level sign type, the first saved signer's stands for the session.
+    sign_type: request.sign_type ?? template.signers[0]?.sign_type ?? null,
+    folder: request.folder ?? template.folder ?? null,
+    signers,
+  };
+  let plan;
+  try {
+    plan = await planSession(em, actor, merged);
+  } catch (error) {
+    if (error instanceof AppError && error.status === 400)
+      throw new AppError('bad_request', { errors: error.errors, cause: error });
+    throw error;
+  }
+  return createSession(services, em, actor, plan, { template, version: template.version });
+}
+
+function mergeSigner(
+  problems: Problems,
+  field: string,
+  blueprint: TemplateSignerBlueprint,
+  runtime: TemplateRuntimeSignerInput,
+): SignerInput {
+  if (runtime.elements != null) {
+    problems.invalidField(`${field}.elements`, 'elements come from the template; set their values with element_values');
+  }
+  if (isAbsent(runtime.email) && isAbsent(runtime.mobile)) problems.invalidField(`${field}.email`, 'email or mobile is required');
+  if (isAbsent(runtime.reason) && isAbsent(blueprint.reason))
+    problems.invalidField(`${field}.reason`, 'required unless saved in the template');
+
+  const values = runtime.element_values ?? {};
+  const fieldIds = new Set(blueprint.elements.map((element) => element.field_id));
+  for (const [fieldId, value] of Object.entries(values)) {
+    if (!fieldIds.has(fieldId))
+      problems.invalidField(`${field}.element_values.${fieldId}`, 'not a field_id of this template signer');
+    else if (typeof value !== 'string') problems.invalidField(`${field}.element_values.${fieldId}`, 'must be a string');
+  }
+  const elements = blueprint.elements.map((element): ElementInput & { field_id: string } => {
+    const given = values[element.field_id];
+    let value = typeof given === 'string' ? given : element.value;
+    if (element.type === 'signature' && value?.startsWith('file_') && !element.allow_wet_signature) value = null;
+    return { ...element, value };
+  });
+
+  const defaults = Object.fromEntries(DEFAULT_FIELDS.map((key) => [key, runtime[key] ?? blueprint[key]]));
+  const { element_values: _values, ...identity } = runtime;
+  return { ...identity, ...defaults, elements };
+}

@@ -1,0 +1,64 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { newId } from '../../platform/ids';
+import type { SignType } from '../esign/esign-session.entity';
+import type { StoredElement } from '../esign/signer.entity';
+import { StoredFile } from '../files/stored-file.entity';
+import { User } from '../users/user.entity';
+
+/** A saved signer layout: defaults (null where the template leaves them to the session) and placed elements. */
+export interface TemplateSignerBlueprint {
+  sign_type: SignType | null;
+  auth_mode: number | null;
+  max_retry: number | null;
+  pfx_id: string | null;
+  reason: string | null;
+  verify_email: boolean | null;
+  verify_mobile: boolean | null;
+  accept_virtual_sign: boolean | null;
+  verify_location: boolean | null;
+  location_source: 'device' | 'ip' | null;
+  enforce_geofence: boolean | null;
+  latitude: number | null;
+  longitude: number | null;
+  radius: number | null;
+  elements: StoredElement[];
+}
+
+/**
+ * A file plus an ordered list of signer blueprints. Each update bumps `version`; sessions record the
+ * version they were started from and keep their own copy of everything, so later edits never reach them.
+ * Deleting only hides the template (`deletedAt`): sessions started from it still name it.
+ */
+@Entity({ tableName: 'templates' })
+@Index({ properties: ['user', 'createdAt'] })
+export class Template {
+  @PrimaryKey({ type: 'string', length: 64 })
+  id: string = newId('template');
+
+  @ManyToOne(() => User, { deleteRule: 'cascade' })
+  user!: User;
+
+  @Property({ type: 'string', length: 200 })
+  name!: string;
+
+  @ManyToOne(() => StoredFile)
+  file!: StoredFile;
+
+  @Property({ type: 'string', length: 200, nullable: true })
+  folder?: string;
+
+  @Property({ type: 'integer', default: 1 })
+  version: Opt<number> = 1;
+
+  @Property({ type: 'json' })
+  signers!: TemplateSignerBlueprint[];
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt: Opt<Date> = new Date();
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  updatedAt: Opt<Date> = new Date();
+
+  @Property({ type: 'datetime', nullable: true })
+  deletedAt?: Date;
+}

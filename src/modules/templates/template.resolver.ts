@@ -1,0 +1,137 @@
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AppError } from '../../platform/errors';
+import type { RequestContext } from '../../platform/graphql/context';
+import { GraphQLOnly } from '../../platform/graphql/graphql-only';
+import { PageArgs } from '../../platform/graphql/paging';
+import { EmailTemplateOverridesInput, StampRequestInput } from '../esign/session.inputs';
+import { EsignSessionType, toSessionView } from '../esign/session.types';
+import { FileInfoType, toFileInfo } from '../files/file.types';
+import { initializeFromTemplate, type InitializeFromTemplateRequest } from './initialize-from-template';
+import { deleteTemplate, getOwnTemplate, listOwnTemplates } from './read-templates';
+import { saveTemplate } from './save-template';
+import { TemplateRuntimeSignerInput, TemplateSignerInput } from './template.inputs';
+import { DeletedTemplateType, TemplatePageType, TemplateType, toTemplateView } from './template.types';
+import { updateTemplate } from './update-template';
+
+@ArgsType()
+class SaveTemplateArgs {
+  @Field(() => String, { nullable: true })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'One of your PDFs.' })
+  file_id?: string | null;
+
+  @Field(() => String, { nullable: true })
+  folder?: string | null;
+
+  @Field(() => [TemplateSignerInput], { nullable: true, description: 'At least one, in signing order.' })
+  signers?: TemplateSignerInput[] | null;
+}
+
+@ArgsType()
+class UpdateTemplateArgs extends SaveTemplateArgs {
+  @Field(() => String, { nullable: true })
+  client_id?: string | null;
+}
+
+@ArgsType()
+class TemplateListArgs extends PageArgs {
+  @Field(() => String, { nullable: true })
+  folder?: string | null;
+}
+
+@ArgsType()
+class InitializeFromTemplateArgs implements InitializeFromTemplateRequest {
+  @Field(() => String, { nullable: true })
+  template_id?: string | null;
+
+  @Field(() => String, { nullable: true })
+  sign_type?: string | null;
+
+  @Field(() => Int, { nullable: true })
+  auth_mode?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  max_retry?: number | null;
+
+  @Field(() => String, { nullable: true })
+  folder?: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  allow_download?: boolean | null;
+
+  @Field(() => Int, { nullable: true })
+  expiry_seconds?: number | null;
+
+  @Field(() => String, { nullable: true })
+  redirect_url?: string | null;
+
+  @Field(() => String, { nullable: true })
+  backend?: string | null;
+
+  @Field(() => String, { nullable: true })
+  sender?: string | null;
+
+  @Field(() => StampRequestInput, { nullable: true })
+  stamp?: StampRequestInput | null;
+
+  @Field(() => EmailTemplateOverridesInput, { nullable: true })
+  email_template_overrides?: EmailTemplateOverridesInput | null;
+
+  @Field(() => [TemplateRuntimeSignerInput], { nullable: true, description: 'Same count and order as the template signers.' })
+  signers?: TemplateRuntimeSignerInput[] | null;
+}
+
+@Resolver(() => TemplateType)
+export class TemplateResolver {
+  @Mutation(() => TemplateType, { description: 'Save a template: a PDF and an ordered list of signer layouts.' })
+  async saveTemplate(@Args() args: SaveTemplateArgs, @Ctx() ctx: RequestContext): Promise<TemplateType> {
+    return toTemplateView(await saveTemplate(ctx.em, ctx.actor, args));
+  }
+
+  @Mutation(() => TemplateType, { description: 'Change a template; new signers replace the old ones (and their field ids).' })
+  async updateTemplate(@Args() args: UpdateTemplateArgs, @Ctx() ctx: RequestContext): Promise<TemplateType> {
+    return toTemplateView(await updateTemplate(ctx.em, ctx.actor, args));
+  }
+
+  @Mutation(() => DeletedTemplateType, { description: 'Delete a template; sessions already started from it are not affected.' })
+  async deleteTemplate(
+    @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<DeletedTemplateType> {
+    const deleted = await deleteTemplate(ctx.em, ctx.actor, clientId);
+    return { client_id: deleted.id, deleted_at: deleted.deletedAt! };
+  }
+
+  @Query(() => TemplateType, { description: 'One of your templates.' })
+  async template(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<TemplateType> {
+    return toTemplateView(await getOwnTemplate(ctx.em, ctx.actor, clientId));
+  }
+
+  @Query(() => TemplatePageType, { description: 'Your templates, newest first.' })
+  async templates(@Args() args: TemplateListArgs, @Ctx() ctx: RequestContext): Promise<TemplatePageType> {
+    const page = await listOwnTemplates(ctx.em, ctx.actor, args);
+    return { items: page.items.map(toTemplateView), has_next: page.has_next };
+  }
+
+  @Mutation(() => EsignSessionType, { description: 'Start a session from a template and runtime signer details.' })
+  async initializeFromTemplate(@Args() args: InitializeFromTemplateArgs, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
+    return toSessionView(await initializeFromTemplate(ctx.services, ctx.em, ctx.actor, args));
+  }
+
+  @FieldResolver(() => FileInfoType, { description: 'The template’s PDF.' })
+  @GraphQLOnly()
+  async file(@Root() template: TemplateType, @Ctx() ctx: RequestContext): Promise<FileInfoType> {
+    const file = await ctx.loaders.fileById.load(template.file_id);
+    if (!file || file.user.id !== ctx.actor.userId) throw new AppError('not_found');
+    return toFileInfo(file);
+  }
+
+  @FieldResolver(() => [EsignSessionType], {
+    description: 'The latest sessions (up to 100) started from this template, newest first.',
+  })
+  @GraphQLOnly()
+  async sessions(@Root() template: TemplateType, @Ctx() ctx: RequestContext): Promise<EsignSessionType[]> {
+    return (await ctx.loaders.sessionsByTemplate.load(template.client_id)).map(toSessionView);
+  }
+}

@@ -1,0 +1,117 @@
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { ElementType } from '../esign/session.types';
+import type { Template, TemplateSignerBlueprint } from './template.entity';
+
+@ObjectType('TemplateSigner', { description: 'A saved signer layout; every field but `elements` is a default (null: not set).' })
+export class TemplateSignerType {
+  @Field(() => String, { nullable: true })
+  sign_type!: string | null;
+
+  @Field(() => [Int], { nullable: true })
+  auth_mode!: number[] | null;
+
+  @Field(() => Int, { nullable: true })
+  max_retry!: number | null;
+
+  @Field(() => String, { nullable: true })
+  pfx_id!: string | null;
+
+  @Field(() => String, { nullable: true })
+  reason!: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  verify_email!: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  verify_mobile!: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  accept_virtual_sign!: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  verify_location!: boolean | null;
+
+  @Field(() => String, { nullable: true })
+  location_source!: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  enforce_geofence!: boolean | null;
+
+  @Field(() => Float, { nullable: true })
+  latitude!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  longitude!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  radius!: number | null;
+
+  @Field(() => [ElementType])
+  elements!: ElementType[];
+}
+
+@ObjectType('Template')
+export class TemplateType {
+  @Field()
+  client_id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field()
+  file_id!: string;
+
+  @Field(() => String, { nullable: true })
+  folder!: string | null;
+
+  @Field(() => Int, { description: 'Starts at 1; every update adds one. Sessions record the version they came from.' })
+  version!: number;
+
+  @Field()
+  created_at!: Date;
+
+  @Field()
+  updated_at!: Date;
+
+  @Field(() => [TemplateSignerType])
+  signers!: TemplateSignerType[];
+}
+
+@ObjectType('TemplatePage')
+export class TemplatePageType {
+  @Field(() => [TemplateType])
+  items!: TemplateType[];
+
+  @Field()
+  has_next!: boolean;
+}
+
+@ObjectType('DeletedTemplate')
+export class DeletedTemplateType {
+  @Field()
+  client_id!: string;
+
+  @Field()
+  deleted_at!: Date;
+}
+
+function toTemplateSigner(blueprint: TemplateSignerBlueprint): TemplateSignerType {
+  return {
+    ...blueprint,
+    auth_mode: blueprint.auth_mode === null ? null : [blueprint.auth_mode],
+    elements: blueprint.elements.map((e) => ({ ...e })),
+  };
+}
+
+export function toTemplateView(template: Template): TemplateType {
+  return {
+    client_id: template.id,
+    name: template.name,
+    file_id: template.file.id,
+    folder: template.folder ?? null,
+    version: template.version,
+    created_at: template.createdAt,
+    updated_at: template.updatedAt,
+    signers: template.signers.map(toTemplateSigner),
+  };
+}
