@@ -54,13 +54,14 @@ export class Problems {
   toError(only?: ErrorCode): AppError | undefined {
     if (this.missing.length === 0 && this.invalid.length === 0) return undefined;
     const code: ErrorCode =
-      (only ?? this.missing.length)
+      only ??
+      (this.missing.length
         ? 'missing_fields'
         : this.signType
           ? 'invalid_sign_type'
           : this.fileId
             ? 'invalid_file_id'
-            : 'bad_request';
+            : 'bad_request');
     return new AppError(code, {
       errors: [...this.missing.map((field) => ({ field, problem: 'required' })), ...this.invalid],
     });

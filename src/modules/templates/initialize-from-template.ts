@@ -68,8 +68,8 @@ export async function initializeFromTemplate(
     ...request,
     file_id: file.id,
     // Without a session-level sign type, the first saved signer's stands for the session.
-    sign_type: request.sign_type ?? template.signers[0]?.sign_type ?? null,
-    folder: request.folder ?? template.folder ?? null,
+    sign_type: isAbsent(request.sign_type) ? (template.signers[0]?.sign_type ?? null) : request.sign_type,
+    folder: isAbsent(request.folder) ? (template.folder ?? null) : request.folder,
     signers,
   };
   let plan;
@@ -110,7 +110,8 @@ function mergeSigner(
     return { ...element, value };
   });
 
-  const defaults = Object.fromEntries(DEFAULT_FIELDS.map((key) => [key, runtime[key] ?? blueprint[key]]));
+  // A blank runtime string counts as absent (as everywhere else), so it never hides the template's value.
+  const defaults = Object.fromEntries(DEFAULT_FIELDS.map((key) => [key, isAbsent(runtime[key]) ? blueprint[key] : runtime[key]]));
   const { element_values: _values, ...identity } = runtime;
   return { ...identity, ...defaults, elements };
 }

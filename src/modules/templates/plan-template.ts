@@ -49,14 +49,16 @@ export async function planBlueprints(
     file,
   );
 
+  // As in initialize-esign: an image's value, and any file_... value, must be one of the caller's assets.
+  const isAssetReference = (element: StoredElement) => element.type === 'image' || !!element.value?.startsWith('file_');
   const assetIds = new Set(
-    blueprints.flatMap((b) => b.elements.map((e) => e.value).filter((v): v is string => !!v?.startsWith('file_'))),
+    blueprints.flatMap((b) => b.elements.filter((e) => e.value && isAssetReference(e)).map((e) => e.value!)),
   );
   if (assetIds.size > 0) {
     const owned = new Set((await em.find(StoredFile, { id: [...assetIds], user: actor.userId, kind: 'asset' })).map((f) => f.id));
     blueprints.forEach((blueprint, index) =>
       blueprint.elements.forEach((element, elementIndex) => {
-        if (element.value?.startsWith('file_') && !owned.has(element.value)) {
+        if (element.value && isAssetReference(element) && !owned.has(element.value)) {
           problems.invalidField(
             `signers[${index}].elements[${elementIndex}].value`,
             'must be the client_id of one of your uploaded assets',
