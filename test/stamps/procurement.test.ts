@@ -175,6 +175,45 @@ describe('procurement', () => {
       await expectSettledExactly(clientId, user, 200, afterCharge + 200n * 11_000n);
     });
 
+    it('batches nested reads: orders -> stamps -> certificate files cost the same statements for 1 order or 10', async () => {
+      const user = await app.createUser();
+      for (let i = 0; i < 10; i++) {
+        const clientId = await order(user, { mock: true, quantity: 5 });
+        await until(
+          () => counts(clientId),
+          (c) => c.pending === 0,
+          'procurement',
+        );
+      }
+      const knex = app.services.orm.em.getConnection().getKnex();
+      const query = `query ($size: Int!) { stampOrders(page: 1, size: $size) { items { client_id status_counts { available }
+        stamps { stamp_id certificate_number pdf_file { client_id page_count } order { client_id } } } } }`;
+      const statements = async (size: number) => {
+        let n = 0;
+        const listener = () => n++;
+        knex.on('query', listener);
+        try {
+          const response = await fetch(`${app.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+            body: JSON.stringify({ query, variables: { size } }),
+          });
+          const body = (await response.json()) as any;
+          expect(body.errors).toBeUndefined();
+          expect(body.data.stampOrders.items).toHaveLength(size);
+          expect(
+            body.data.stampOrders.items.every(
+              (item: any) => item.stamps.length === 5 && item.stamps.every((s: any) => s.pdf_file.page_count === 1),
+            ),
+          ).toBe(true);
+        } finally {
+          knex.removeListener('query', listener);
+        }
+        return n;
+      };
+      expect(await statements(10)).toBe(await statements(1));
+    });
+
     it('completes a 5000-stamp order', async () => {
       const user = await app.createUser();
       const clientId = await order(user, { mock: true, quantity: 5000 });
