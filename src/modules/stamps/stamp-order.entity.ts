@@ -1,5 +1,6 @@
 import { BigIntType, Entity, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
+import { EsignSession } from '../esign/esign-session.entity';
 import { StoredFile } from '../files/stored-file.entity';
 import { User } from '../users/user.entity';
 
@@ -104,6 +105,11 @@ export class StampInstance {
 
   @ManyToOne(() => StoredFile, { nullable: true })
   pdfFile?: StoredFile;
+
+  /** The session holding the stamp while `reserved`, and that used it once `used`. */
+  @ManyToOne(() => EsignSession, { nullable: true, deleteRule: 'set null' })
+  @Index()
+  session?: EsignSession;
 
   @Property({ type: 'datetime', nullable: true })
   issuedAt?: Date;

@@ -17,6 +17,7 @@ import { AppError } from '../../platform/errors';
 import { createRequestContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
+import { EsignSessionType, toSessionView } from '../esign/session.types';
 import { FileInfoType, toFileInfo } from '../files/file.types';
 import { createOrder, type CreateOrderInput } from './create-order';
 import { orderTopic } from './order-events';
@@ -32,6 +33,7 @@ import {
   StatusCountsType,
   chargedAmount,
   toOrderView,
+  toStampView,
 } from './stamp.types';
 
 @ArgsType()
@@ -135,17 +137,7 @@ export class StampOrderResolver {
   @FieldResolver(() => [StampInstanceType])
   async stamps(@Root() order: CreatedStampOrderType, @Ctx() ctx: RequestContext): Promise<StampInstanceType[]> {
     const instances = await ctx.loaders.stampsByOrder.load(`${order.client_id}|${order.stamps_status ?? ''}`);
-    return instances.map((instance) => ({
-      stamp_id: instance.id,
-      status: instance.status,
-      order_id: instance.order.id,
-      pdf_file_id: instance.pdfFile?.id ?? null,
-      certificate: {
-        number: instance.certificateNumber ?? null,
-        issued_at: instance.issuedAt ?? null,
-        rejected_reason: instance.rejectedReason ?? null,
-      },
-    }));
+    return instances.map(toStampView);
   }
 
   @FieldResolver(() => String, { description: 'What the wallet was charged for the order, in rupees (0.00 for mock).' })
@@ -189,6 +181,17 @@ export class StampInstanceResolver {
     if (!instance.pdf_file_id) return null;
     const file = await ctx.loaders.fileById.load(instance.pdf_file_id);
     return file && file.user.id === ctx.actor.userId ? toFileInfo(file) : null;
+  }
+
+  @FieldResolver(() => EsignSessionType, {
+    nullable: true,
+    description: 'The session holding (reserved) or having used the stamp.',
+  })
+  @GraphQLOnly()
+  async session(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<EsignSessionType | null> {
+    if (!instance.session_id) return null;
+    const session = await ctx.loaders.sessionById.load(instance.session_id);
+    return session && session.user.id === ctx.actor.userId ? toSessionView(session) : null;
   }
 
   @FieldResolver(() => StampOrderType, { description: 'The order the stamp belongs to.' })

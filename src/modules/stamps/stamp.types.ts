@@ -1,6 +1,6 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { formatRupees } from '../../platform/money';
-import type { StampOrder } from './stamp-order.entity';
+import type { StampInstance, StampOrder } from './stamp-order.entity';
 
 @ObjectType('StampStateInfo')
 export class StampStateType {
@@ -33,6 +33,7 @@ export class StampInstanceType {
 
   /** For the GraphQL-only field resolvers. */
   order_id!: string;
+  session_id!: string | null;
   pdf_file_id!: string | null;
   certificate!: { number: string | null; issued_at: Date | null; rejected_reason: string | null };
 }
@@ -125,6 +126,21 @@ export function toOrderView(order: StampOrder, stampsStatus: string | null = nul
     stamps_status: stampsStatus,
     charged_paise: order.chargedPaise,
   } as StampOrderType;
+}
+
+export function toStampView(instance: StampInstance): StampInstanceType {
+  return {
+    stamp_id: instance.id,
+    status: instance.status,
+    order_id: instance.order.id,
+    session_id: instance.session?.id ?? null,
+    pdf_file_id: instance.pdfFile?.id ?? null,
+    certificate: {
+      number: instance.certificateNumber ?? null,
+      issued_at: instance.issuedAt ?? null,
+      rejected_reason: instance.rejectedReason ?? null,
+    },
+  };
 }
 
 export function chargedAmount(order: { charged_paise: bigint }): string {

@@ -59,6 +59,19 @@ export function createLoaders(em: EntityManager) {
         return counts;
       });
     }),
+    /** Stamps held or used by each session, in the order their pages were placed. */
+    stampsBySession: new DataLoader<string, StampInstance[]>(async (sessionIds) => {
+      const instances = await em.find(
+        StampInstance,
+        { session: [...sessionIds] },
+        { orderBy: { dutyPaise: 'desc', createdAt: 'asc', serial: 'asc' } },
+      );
+      return sessionIds.map((id) => instances.filter((instance) => instance.session?.id === id));
+    }),
+    sessionById: new DataLoader<string, EsignSession | null>(async (ids) => {
+      const sessions = await em.find(EsignSession, { id: [...ids] });
+      return ids.map((id) => sessions.find((session) => session.id === id) ?? null);
+    }),
     orderById: new DataLoader<string, StampOrder | null>(async (ids) => {
       const orders = await em.find(StampOrder, { id: [...ids] });
       return ids.map((id) => orders.find((order) => order.id === id) ?? null);
