@@ -13,6 +13,8 @@ import { WebSocketServer } from 'ws';
 import { esignRestRoutes } from './modules/esign/esign.rest';
 import { fileRestRoutes } from './modules/files/files.rest';
 import { templateRestRoutes } from './modules/templates/templates.rest';
+import { stampRestRoutes } from './modules/stamps/stamps.rest';
+import { walletRestRoutes } from './modules/wallet/wallet.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
@@ -29,7 +31,13 @@ import { DOWNLOAD_PATH } from './platform/storage/signed-urls';
 import { serveDownload } from './platform/storage/serve-download';
 
 /** Every documented REST route of every module. */
-export const restRoutes: RestRoute[] = [...fileRestRoutes, ...esignRestRoutes, ...templateRestRoutes];
+export const restRoutes: RestRoute[] = [
+  ...fileRestRoutes,
+  ...esignRestRoutes,
+  ...templateRestRoutes,
+  ...stampRestRoutes,
+  ...walletRestRoutes,
+];
 
 const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;
 
@@ -116,7 +124,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     graphqlUploadExpress({ maxFileSize: MAX_PDF_BYTES + 1, maxFiles: 1 }),
     express.json({ limit: '1mb' }),
     expressMiddleware(apollo, {
-      context: async ({ res }) => createRequestContext(services, res.locals.actor),
+      context: async ({ req, res }) => createRequestContext(services, res.locals.actor, req.headers),
     }),
   );
 

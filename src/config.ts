@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseRupees } from './platform/money';
 
 /** Secrets that ship in the repository: fine for a sandbox on a laptop, refused in production. */
 export const DEFAULT_SECRETS = {
@@ -38,6 +39,16 @@ const envSchema = z.object({
   TRUST_PROXY: optionalString,
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  ESTAMP_FEE_PER_STAMP: z
+    .string()
+    .regex(/^\d{1,7}(\.\d{1,2})?$/, 'rupees with at most 2 decimals')
+    .default('10.00'),
+  STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
+  ALLOW_SIMULATED_VENDOR: bool.default(false),
+  STAMP_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(20),
+  STAMP_VENDOR_REJECTION_RATE: z.coerce.number().min(0).max(1).default(0.02),
+  STAMP_PROCURE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  STAMP_CLAIM_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -69,6 +80,14 @@ export interface AppConfig {
   trustProxy: string | undefined;
   shutdownTimeoutMs: number;
   dbPoolMax: number;
+  stamps: {
+    feePerStampPaise: bigint;
+    vendor: 'simulated';
+    vendorLatencyMs: number;
+    vendorRejectionRate: number;
+    procureBatch: number;
+    claimSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -98,6 +117,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     }
     if (!env.DATABASE_URL) {
       problems.push('DATABASE_URL: required when APP_ENV=production (the embedded database is for sandbox use)');
+    }
+    if (env.STAMP_VENDOR === 'simulated' && !env.ALLOW_SIMULATED_VENDOR) {
+      problems.push('STAMP_VENDOR: the simulated vendor is refused when APP_ENV=production unless ALLOW_SIMULATED_VENDOR=true');
     }
     if (!env.PUBLIC_URL) {
       problems.push('PUBLIC_URL: required when APP_ENV=production (invite and download links are built from it)');
@@ -134,6 +156,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     dbPoolMax: env.DB_POOL_MAX,
+    stamps: {
+      feePerStampPaise: parseRupees(env.ESTAMP_FEE_PER_STAMP)!,
+      vendor: env.STAMP_VENDOR,
+      vendorLatencyMs: env.STAMP_VENDOR_LATENCY_MS,
+      vendorRejectionRate: env.STAMP_VENDOR_REJECTION_RATE,
+      procureBatch: env.STAMP_PROCURE_BATCH,
+      claimSeconds: env.STAMP_CLAIM_SECONDS,
+    },
   };
 }
 
@@ -143,6 +173,7 @@ export function describeConfig(config: AppConfig): Record<string, unknown> {
   return {
     ...config,
     databaseUrl: config.databaseUrl ? config.databaseUrl.replace(/\/\/([^@/]*)@/, '//***@') : 'embedded',
+    stamps: { ...config.stamps, feePerStampPaise: config.stamps.feePerStampPaise.toString() },
     urlSigningSecret: mask(config.urlSigningSecret),
     secretsEncryptionKey: mask(config.secretsEncryptionKey),
     storage:

@@ -429,15 +429,6 @@ describe('initialize-esign', () => {
     expect(tooBig.body.message).toBe('payload_too_large');
   });
 
-  it('refuses stamp requests until stamp reservation exists, rather than ignoring them', async () => {
-    const errors = await refused(
-      sessionBody(fileId, { stamp: { amount: '100', state_code: 'KA', article_id: 'x' } }),
-      400,
-      'bad_request',
-    );
-    expect(errors.map((e) => e.field)).toEqual(['stamp']);
-  });
-
   it('creates nothing when it refuses', async () => {
     const count = async () =>
       Number((await app.services.orm.em.fork().getConnection().execute('select count(*)::int as n from esign_sessions'))[0].n);

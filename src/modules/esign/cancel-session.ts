@@ -4,6 +4,7 @@ import type { AppServices } from '../../platform/services';
 import type { Actor } from '../users/access-tokens';
 import { EsignSession } from './esign-session.entity';
 import { getOwnSession } from './read-sessions';
+import { settleSessionStamps } from '../stamps/reserve-stamps';
 import { publishSessionChange } from './session-events';
 
 /** Ends a pending session for good; its signer links stop working. Only a pending session can be cancelled. */
@@ -26,6 +27,7 @@ export async function cancelSession(
       tx.getTransactionContext(),
     );
     if (rows.length === 0) return false;
+    await settleSessionStamps(services, tx, [session.id], 'release');
     await publishSessionChange(services, tx, { client_id: session.id, user_id: actor.userId, status: 'cancelled' });
     return true;
   });

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
+import { settleSessionStamps } from '../stamps/reserve-stamps';
 import { publishSessionChange } from './session-events';
 
 /**
@@ -26,6 +27,12 @@ export async function expireDueSessions(
       params,
       'all',
       tx.getTransactionContext(),
+    );
+    await settleSessionStamps(
+      services,
+      tx,
+      rows.map((row) => row.id),
+      'release',
     );
     for (const row of rows) {
       await publishSessionChange(services, tx, { client_id: row.id, user_id: row.user_id, status: 'expired' });

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
+import { StoredFile } from '../files/stored-file.entity';
+import { prefixStampPages } from '../stamps/prefix-stamp-pages';
+import { reserveStamps } from '../stamps/reserve-stamps';
 import { User } from '../users/user.entity';
 import type { Template } from '../templates/template.entity';
 import type { Actor } from '../users/access-tokens';
@@ -29,39 +32,44 @@ export async function createSession(
   plan: SessionPlan,
   origin?: { template: Template; version: number },
 ): Promise<EsignSession> {
-  if (plan.stamp) {
-    // Stamp reservation arrives with the e-stamp issues; refusing beats silently ignoring a paid stamp.
-    throw AppError.badRequest([{ field: 'stamp', problem: 'stamp reservation is not available on this deployment yet' }]);
-  }
   const box = signerTokenBox(services.config.secretsEncryptionKey);
   const createdAt = new Date();
-  const session = await em.transactional(async (tx) => {
-    const created = tx.create(EsignSession, {
-      createdAt,
-      user: tx.getReference(User, actor.userId),
-      signType: plan.signType,
-      authMode: plan.authMode,
-      backend: plan.backend,
-      file: plan.file,
-      currentPdfFile: plan.file,
-      filename: plan.file.name,
-      folder: plan.folder,
-      allowDownload: plan.allowDownload,
-      expirySeconds: plan.expirySeconds,
-      expiresAt: new Date(createdAt.getTime() + plan.expirySeconds * 1000),
-      maxRetry: plan.maxRetry,
-      redirectUrl: plan.redirectUrl,
-      sender: plan.sender,
-      emailTemplateOverrides: plan.emailTemplateOverrides,
-      template: origin?.template,
-      templateVersion: origin?.version,
+  const writtenKeys: string[] = [];
+  const session = await em
+    .transactional(async (tx) => {
+      const created = tx.create(EsignSession, {
+        createdAt,
+        user: tx.getReference(User, actor.userId),
+        signType: plan.signType,
+        authMode: plan.authMode,
+        backend: plan.backend,
+        file: plan.file,
+        currentPdfFile: plan.file,
+        filename: plan.file.name,
+        folder: plan.folder,
+        allowDownload: plan.allowDownload,
+        expirySeconds: plan.expirySeconds,
+        expiresAt: new Date(createdAt.getTime() + plan.expirySeconds * 1000),
+        maxRetry: plan.maxRetry,
+        redirectUrl: plan.redirectUrl,
+        sender: plan.sender,
+        emailTemplateOverrides: plan.emailTemplateOverrides,
+        template: origin?.template,
+        templateVersion: origin?.version,
+      });
+      plan.signers.forEach((signer, position) => {
+        const { token, hash } = newSignerToken();
+        tx.create(Signer, { ...signer, session: created, position, tokenHash: hash, tokenSealed: box.seal(token) });
+      });
+      await tx.flush();
+      if (plan.stamp) await prefixReservedStamps(services, tx, actor, plan, created, writtenKeys);
+      return created;
+    })
+    .catch(async (error: unknown) => {
+      // The transaction is gone: so are the blobs written for it.
+      await Promise.all(writtenKeys.map((key) => services.blobs.delete(key).catch(() => undefined)));
+      throw error;
     });
-    plan.signers.forEach((signer, position) => {
-      const { token, hash } = newSignerToken();
-      tx.create(Signer, { ...signer, session: created, position, tokenHash: hash, tokenSealed: box.seal(token) });
-    });
-    return created;
-  });
   // After the commit: the job only ever sees a session that exists. A lost send is caught by the sweep.
   await services.boss
     .send(EXPIRE_SESSION_JOB, { client_id: session.id }, { startAfter: session.expiresAt, singletonKey: session.id })
@@ -69,4 +77,40 @@ export async function createSession(
       services.log.warn({ err: error, client_id: session.id }, 'expiry job not queued; the sweep will expire it'),
     );
   return session;
+}
+
+/**
+ * Reserves the requested stamps (same transaction, row locks) and makes the document signers see: the
+ * certificate pages first, then the uploaded PDF. `file_id` stays the upload; placements shift at read.
+ */
+async function prefixReservedStamps(
+  services: AppServices,
+  tx: EntityManager,
+  actor: Actor,
+  plan: SessionPlan,
+  session: EsignSession,
+  writtenKeys: string[],
+): Promise<void> {
+  const reserved = await reserveStamps(services, tx, actor, plan.stamp!, session.id);
+  const { bytes, stampPages } = await prefixStampPages(
+    services.blobs,
+    plan.file.storageKey,
+    reserved.map((stamp) => stamp.storageKey),
+  );
+  const file = tx.create(StoredFile, {
+    user: tx.getReference(User, actor.userId),
+    kind: 'pdf',
+    name: plan.file.name,
+    mime: 'application/pdf',
+    sizeBytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    pageCount: (plan.file.pageCount ?? 0) + stampPages,
+    storageKey: '',
+  });
+  file.storageKey = `files/${actor.userId}/${file.id}`;
+  writtenKeys.push(file.storageKey);
+  await services.blobs.putBytes(file.storageKey, bytes, 'application/pdf');
+  session.currentPdfFile = file;
+  session.stampPageCount = stampPages;
+  await tx.flush();
 }

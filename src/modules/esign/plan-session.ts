@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from '../files/stored-file.entity';
 import type { Actor } from '../users/access-tokens';
 import type { EmailTemplateOverrides, SignType } from './esign-session.entity';
-import type { SessionRequest, SignerInput, StampRequestInput } from './session.inputs';
+import { planStamp, type StampPlan } from './plan-stamp';
+import type { SessionRequest, SignerInput } from './session.inputs';
 import {
   AUTH_MODES,
   BACKENDS,
@@ -57,7 +58,7 @@ export interface SessionPlan {
   redirectUrl?: string;
   sender?: string;
   emailTemplateOverrides?: EmailTemplateOverrides;
-  stamp: StampRequestInput | null;
+  stamp: StampPlan | null;
   signers: SignerPlan[];
 }
 
@@ -204,6 +205,8 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
     planSigner(problems, `signers[${index}]`, signer, { signType, authMode, maxRetry }),
   );
 
+  const stamp = planStamp(problems, request.stamp);
+
   const early = problems.toError();
   if (early && (problems.missing.length > 0 || problems.signType)) throw early;
 
@@ -253,7 +256,7 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
     redirectUrl,
     sender,
     emailTemplateOverrides,
-    stamp: request.stamp ?? null,
+    stamp,
     signers: signers as SignerPlan[],
   };
 }

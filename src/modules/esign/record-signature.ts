@@ -5,6 +5,7 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { StoredFile } from '../files/stored-file.entity';
 import { EsignSession } from './esign-session.entity';
+import { settleSessionStamps } from '../stamps/reserve-stamps';
 import { publishSessionChange } from './session-events';
 import { Signer } from './signer.entity';
 
@@ -51,6 +52,7 @@ export async function recordSignature(
       session.endedAt = new Date();
     }
     await tx.flush();
+    if (session.status === 'completed') await settleSessionStamps(services, tx, [session.id], 'use');
     await publishSessionChange(services, tx, {
       client_id: session.id,
       user_id: session.user.id,

@@ -4,6 +4,7 @@ import { createRequestContext, type RequestContext } from '../../platform/graphq
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
 import { FileInfoType, toFileInfo } from '../files/file.types';
+import { StampInstanceType, toStampView } from '../stamps/stamp.types';
 import { cancelSession } from './cancel-session';
 import { downloadSignedPdf } from './download-signed-pdf';
 import { initializeEsign } from './initialize-esign';
@@ -136,6 +137,14 @@ export class EsignSessionResolver {
       const token = box.openText(signer.tokenSealed);
       return toSignerView(signer, session, token, inviteUrl(ctx.services.config.publicUrl, token));
     });
+  }
+
+  @FieldResolver(() => [StampInstanceType], {
+    description: 'The stamps the session holds (their pages come first in the current PDF).',
+  })
+  @GraphQLOnly()
+  async stamps(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<StampInstanceType[]> {
+    return (await ctx.loaders.stampsBySession.load(session.client_id)).map(toStampView);
   }
 
   @FieldResolver(() => FileInfoType, { description: 'The uploaded PDF.' })

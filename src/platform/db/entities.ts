@@ -5,6 +5,21 @@ import { Wallet, WalletEntry } from '../../modules/wallet/wallet.entity';
 import { EsignSession } from '../../modules/esign/esign-session.entity';
 import { Signer } from '../../modules/esign/signer.entity';
 import { Template } from '../../modules/templates/template.entity';
+import { StampArticle, StampState } from '../../modules/stamps/stamp-reference.entity';
+import { StampInstance, StampOrder } from '../../modules/stamps/stamp-order.entity';
 
 /** Every entity of the service; the ORM is configured from this list only. */
-export const entities = [User, AccessToken, Wallet, WalletEntry, StoredFile, EsignSession, Signer, Template];
+export const entities = [
+  User,
+  AccessToken,
+  Wallet,
+  WalletEntry,
+  StoredFile,
+  EsignSession,
+  Signer,
+  Template,
+  StampState,
+  StampArticle,
+  StampOrder,
+  StampInstance,
+];

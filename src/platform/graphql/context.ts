@@ -9,9 +9,16 @@ export interface RequestContext {
   em: EntityManager;
   loaders: Loaders;
   services: AppServices;
+  /** The `Idempotency-Key` request header, for operations that honour it. */
+  idempotencyKey?: string;
 }
 
-export function createRequestContext(services: AppServices, actor: Actor): RequestContext {
+export function createRequestContext(
+  services: AppServices,
+  actor: Actor,
+  headers?: Record<string, string | string[] | undefined>,
+): RequestContext {
   const em = services.orm.em.fork();
-  return { actor, em, loaders: createLoaders(em), services };
+  const key = headers?.['idempotency-key'];
+  return { actor, em, loaders: createLoaders(em), services, idempotencyKey: typeof key === 'string' ? key : undefined };
 }

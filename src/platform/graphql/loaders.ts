@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from '../../modules/files/stored-file.entity';
 import { EsignSession } from '../../modules/esign/esign-session.entity';
 import { Signer } from '../../modules/esign/signer.entity';
+import { StampInstance, StampOrder, type StampStatus } from '../../modules/stamps/stamp-order.entity';
 
 /**
  * Per-request batch loaders: every nested read of a kind within one request costs one statement,
@@ -32,6 +33,48 @@ export function createLoaders(em: EntityManager) {
         ? await em.find(EsignSession, { id: ranked.map((row) => row.id) }, { orderBy: { createdAt: 'desc', id: 'desc' } })
         : [];
       return templateIds.map((id) => sessions.filter((session) => session.template?.id === id));
+    }),
+    /** Listed (non-pending) instances per order, optionally of one status; key `order_id|status`. */
+    stampsByOrder: new DataLoader<string, StampInstance[]>(async (keys) => {
+      const orderIds = [...new Set(keys.map((key) => key.split('|')[0]))];
+      const instances = await em.find(
+        StampInstance,
+        { order: orderIds, status: { $ne: 'pending' } },
+        { orderBy: { order: 'asc', serial: 'asc' } },
+      );
+      return keys.map((key) => {
+        const [orderId, status] = key.split('|');
+        return instances.filter((instance) => instance.order.id === orderId && (!status || instance.status === status));
+      });
+    }),
+    statusCountsByOrder: new DataLoader<string, Record<StampStatus, number>>(async (orderIds) => {
+      const rows = await em.getConnection().execute<{ order_id: string; status: StampStatus; n: number }[]>(
+        `select order_id, status, count(*)::int as n from stamp_instances
+            where order_id in (${orderIds.map(() => '?').join(', ')}) group by order_id, status`,
+        [...orderIds],
+      );
+      return orderIds.map((id) => {
+        const counts = { pending: 0, available: 0, reserved: 0, used: 0, rejected: 0 };
+        for (const row of rows) if (row.order_id === id) counts[row.status] = row.n;
+        return counts;
+      });
+    }),
+    /** Stamps held or used by each session, in the order their pages were placed. */
+    stampsBySession: new DataLoader<string, StampInstance[]>(async (sessionIds) => {
+      const instances = await em.find(
+        StampInstance,
+        { session: [...sessionIds] },
+        { orderBy: { dutyPaise: 'desc', createdAt: 'asc', serial: 'asc' } },
+      );
+      return sessionIds.map((id) => instances.filter((instance) => instance.session?.id === id));
+    }),
+    sessionById: new DataLoader<string, EsignSession | null>(async (ids) => {
+      const sessions = await em.find(EsignSession, { id: [...ids] });
+      return ids.map((id) => sessions.find((session) => session.id === id) ?? null);
+    }),
+    orderById: new DataLoader<string, StampOrder | null>(async (ids) => {
+      const orders = await em.find(StampOrder, { id: [...ids] });
+      return ids.map((id) => orders.find((order) => order.id === id) ?? null);
     }),
   };
 }

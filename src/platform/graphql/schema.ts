@@ -5,9 +5,21 @@ import { FileResolver } from '../../modules/files/file.resolver';
 import { UserResolver } from '../../modules/users/user.resolver';
 import { ElementResolver, EsignSessionResolver } from '../../modules/esign/session.resolver';
 import { TemplateResolver } from '../../modules/templates/template.resolver';
+import { StampInstanceResolver, StampOrderCountsResolver, StampOrderResolver } from '../../modules/stamps/stamp.resolver';
+import { WalletResolver } from '../../modules/wallet/wallet.resolver';
 import { depthLimitRule } from './depth-limit';
 
-export const resolvers = [UserResolver, FileResolver, EsignSessionResolver, ElementResolver, TemplateResolver] as const;
+export const resolvers = [
+  UserResolver,
+  FileResolver,
+  EsignSessionResolver,
+  ElementResolver,
+  TemplateResolver,
+  StampOrderResolver,
+  StampOrderCountsResolver,
+  StampInstanceResolver,
+  WalletResolver,
+] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 

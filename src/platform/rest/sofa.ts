@@ -64,7 +64,8 @@ export function createSofaHandler(services: AppServices, schema: GraphQLSchema, 
     },
     openAPI: { info: { title: 'Esign API', version: '2.0.0' } },
     swaggerUI: { endpoint: false },
-    context: ({ res }: { req: Request; res: ExpressResponse }) => createRequestContext(services, res.locals.actor),
+    context: ({ req, res }: { req: Request; res: ExpressResponse }) =>
+      createRequestContext(services, res.locals.actor, req.headers),
     // SOFA answers with `data[field]`; wrapping that value is how its success responses get the envelope.
     execute: (async (args: ExecutionArgs) => {
       const result = await execute(args);

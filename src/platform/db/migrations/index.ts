@@ -2,10 +2,16 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121233731_Initial } from './Migration20261121233731_Initial';
 import { Migration20261121235336_EsignSessions } from './Migration20261121235336_EsignSessions';
 import { Migration20261122000442_Templates } from './Migration20261122000442_Templates';
+import { Migration20261122000919_Stamps } from './Migration20261122000919_Stamps';
+import { Migration20261122001000_StampReferenceData } from './Migration20261122001000_StampReferenceData';
+import { Migration20261122001534_StampSessions } from './Migration20261122001534_StampSessions';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121233731_Initial', class: Migration20261121233731_Initial },
   { name: 'Migration20261121235336_EsignSessions', class: Migration20261121235336_EsignSessions },
   { name: 'Migration20261122000442_Templates', class: Migration20261122000442_Templates },
+  { name: 'Migration20261122000919_Stamps', class: Migration20261122000919_Stamps },
+  { name: 'Migration20261122001000_StampReferenceData', class: Migration20261122001000_StampReferenceData },
+  { name: 'Migration20261122001534_StampSessions', class: Migration20261122001534_StampSessions },
 ];

@@ -1,0 +1,189 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { JobDefinition } from '../../platform/jobs/jobs';
+import type { AppServices } from '../../platform/services';
+import { StoredFile } from '../files/stored-file.entity';
+import { applyLedgerChange } from '../wallet/ledger';
+import { publishOrderChange } from './order-events';
+import { renderCertificate } from './render-certificate';
+import { StampInstance, StampOrder } from './stamp-order.entity';
+import { StampArticle, StampState } from './stamp-reference.entity';
+import { MockVendor, SimulatedVendor } from './vendors/simulated-vendors';
+import type { ProcurementOutcome, StampVendor } from './vendors/vendor';
+
+export const PROCURE_JOB = 'stamps.procure';
+export const PROCURE_SWEEP_JOB = 'stamps.procure-sweep';
+
+/** How many jobs may work on one order at once (each claims its own batch of instances). */
+const PARALLEL_JOBS_PER_ORDER = 4;
+/** Vendor calls in flight within one job. */
+const CALLS_IN_FLIGHT = 8;
+
+export async function enqueueProcurement(services: AppServices, orderId: string, pendingCount: number): Promise<void> {
+  const jobs = Math.min(PARALLEL_JOBS_PER_ORDER, Math.ceil(pendingCount / services.config.stamps.procureBatch));
+  try {
+    for (let i = 0; i < jobs; i++) await services.boss.send(PROCURE_JOB, { order_id: orderId });
+  } catch (error) {
+    services.log.warn({ err: error, order_id: orderId }, 'procurement not queued; the sweep will pick the order up');
+  }
+}
+
+function vendorFor(services: AppServices, order: StampOrder): StampVendor {
+  if (order.mock) return new MockVendor();
+  const { vendorLatencyMs, vendorRejectionRate } = services.config.stamps;
+  return new SimulatedVendor({ latencyMs: vendorLatencyMs, rejectionRate: vendorRejectionRate });
+}
+
+/**
+ * Takes a lease on up to one batch of the order's pending instances. Instances are created with the
+ * order, never here: however often jobs run, crash or retry, an order has exactly `quantity` of them.
+ */
+async function claimBatch(services: AppServices, em: EntityManager, orderId: string): Promise<{ id: string; serial: number }[]> {
+  const { procureBatch, claimSeconds } = services.config.stamps;
+  return em.getConnection().execute(
+    `update stamp_instances set claim_expires_at = now() + make_interval(secs => ?)
+      where id in (select id from stamp_instances
+                    where order_id = ? and status = 'pending' and (claim_expires_at is null or claim_expires_at < now())
+                    order by serial limit ? for update skip locked)
+      returning id, serial`,
+    [claimSeconds, orderId, procureBatch],
+  );
+}
+
+async function settle(
+  services: AppServices,
+  order: StampOrder,
+  names: { state: string; article: string },
+  instance: { id: string; serial: number },
+  outcome: ProcurementOutcome,
+): Promise<void> {
+  const em = services.orm.em.fork();
+  if (!outcome.ok) {
+    await em.transactional(async (tx) => {
+      const rejected = await tx.getConnection().execute<{ id: string }[]>(
+        `update stamp_instances set status = 'rejected', rejected_reason = ?, claim_expires_at = null
+            where id = ? and status = 'pending' returning id`,
+        [outcome.reason.slice(0, 300), instance.id],
+        'all',
+        tx.getTransactionContext(),
+      );
+      if (rejected.length === 1 && !order.mock) {
+        await applyLedgerChange(tx, {
+          userId: order.user.id,
+          kind: 'refund',
+          amountPaise: order.dutyPaise + order.feePaise,
+          reference: instance.id,
+          description: `refund of rejected stamp ${instance.id} (order ${order.id}): ${outcome.reason}`,
+        });
+      }
+    });
+    return;
+  }
+
+  const pdf = await renderCertificate({
+    order,
+    serial: instance.serial,
+    stateName: names.state,
+    articleName: names.article,
+    stamp: outcome.stamp,
+    watermark: order.mock
+      ? 'MOCK - NOT A LEGAL STAMP'
+      : services.config.env === 'sandbox'
+        ? 'SANDBOX - NOT A LEGAL STAMP'
+        : undefined,
+  });
+  // A key of its own per attempt: a slow worker whose lease ran out never overwrites the winner's PDF.
+  const storageKey = `stamps/${order.user.id}/${instance.id}-${randomBytes(4).toString('hex')}.pdf`;
+  await services.blobs.putBytes(storageKey, pdf, 'application/pdf');
+  const won = await em
+    .transactional(async (tx) => {
+      const file = tx.create(StoredFile, {
+        user: order.user,
+        kind: 'pdf',
+        name: `e-stamp-${outcome.stamp.certificateNumber}.pdf`,
+        mime: 'application/pdf',
+        sizeBytes: pdf.length,
+        sha256: createHash('sha256').update(pdf).digest('hex'),
+        pageCount: 1,
+        storageKey,
+      });
+      await tx.flush();
+      const updated = await tx.getConnection().execute<{ id: string }[]>(
+        `update stamp_instances
+          set status = 'available', certificate_number = ?, verification_code = ?, issued_at = ?, pdf_file_id = ?, claim_expires_at = null
+        where id = ? and status = 'pending' returning id`,
+        [outcome.stamp.certificateNumber, outcome.stamp.verificationCode, outcome.stamp.issuedAt, file.id, instance.id],
+        'all',
+        tx.getTransactionContext(),
+      );
+      if (updated.length === 0) throw new LostRace();
+      return true;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof LostRace) return false;
+      throw error;
+    });
+  if (!won) await services.blobs.delete(storageKey);
+}
+
+class LostRace extends Error {}
+
+/** Procures one claimed batch of an order, then queues the next one if any instance is still waiting. */
+export async function procureBatch(services: AppServices, orderId: string): Promise<number> {
+  const em = services.orm.em.fork();
+  const order = await em.findOne(StampOrder, { id: orderId });
+  if (!order) return 0;
+  const [state, article] = await Promise.all([
+    em.findOneOrFail(StampState, { code: order.stateCode }),
+    em.findOneOrFail(StampArticle, { id: order.articleId }),
+  ]);
+  const claimed = await claimBatch(services, em, orderId);
+  if (claimed.length === 0) return 0;
+  const vendor = vendorFor(services, order);
+  const names = { state: state.name, article: article.name };
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(CALLS_IN_FLIGHT, claimed.length) }, async () => {
+    while (next < claimed.length) {
+      const instance = claimed[next++];
+      await settle(services, order, names, instance, await vendor.procure(order, instance.serial));
+    }
+  });
+  await Promise.all(lanes);
+  await publishOrderChange(services, em, { id: order.id, userId: order.user.id });
+
+  const waiting = await em.count(StampInstance, {
+    order: orderId,
+    status: 'pending',
+    $or: [{ claimExpiresAt: null }, { claimExpiresAt: { $lt: new Date() } }],
+  });
+  if (waiting > 0) await services.boss.send(PROCURE_JOB, { order_id: orderId });
+  return claimed.length;
+}
+
+export const stampJobs: JobDefinition<any>[] = [
+  {
+    name: PROCURE_JOB,
+    queue: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
+    handle: async (services, data: { order_id: string }) => {
+      await procureBatch(services, data.order_id);
+    },
+  },
+  {
+    // Picks up orders whose jobs were lost or whose worker died: their leases have run out.
+    name: PROCURE_SWEEP_JOB,
+    cron: '* * * * *',
+    queue: { policy: 'singleton', retryLimit: 0 },
+    handle: async (services) => {
+      const orders = await services.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ order_id: string; pending: string }[]>(
+          `select order_id, count(*) as pending from stamp_instances
+            where status = 'pending' and (claim_expires_at is null or claim_expires_at < now())
+              and created_at < now() - interval '30 seconds'
+            group by order_id limit 200`,
+        );
+      for (const row of orders) await enqueueProcurement(services, row.order_id, Number(row.pending));
+    },
+  },
+];

@@ -1,0 +1,103 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../platform/errors';
+import { checkPage, pageOf } from '../../platform/graphql/paging';
+import type { AppServices } from '../../platform/services';
+import { StoredFile } from '../files/stored-file.entity';
+import type { Actor } from '../users/access-tokens';
+import { STAMP_STATUSES, StampInstance, StampOrder, type StampStatus } from './stamp-order.entity';
+import { StampArticle, StampState } from './stamp-reference.entity';
+
+export async function listStates(em: EntityManager): Promise<StampState[]> {
+  return em.find(StampState, {}, { orderBy: { name: 'asc' } });
+}
+
+async function knownState(em: EntityManager, stateCode: string): Promise<StampState> {
+  const state = await em.findOne(StampState, { code: stateCode.trim().toUpperCase() });
+  if (!state)
+    throw new AppError('invalid_state_code', { errors: [{ field: 'state_code', problem: 'not a supported state code' }] });
+  return state;
+}
+
+export async function listArticles(em: EntityManager, stateCode: string | null | undefined): Promise<StampArticle[]> {
+  if (!stateCode?.trim()) throw AppError.missingFields(['state_code']);
+  const state = await knownState(em, stateCode);
+  return em.find(StampArticle, { state }, { orderBy: { id: 'asc' } });
+}
+
+/** One of the caller's orders; an unknown or foreign one is `404 not_found`. */
+export async function getOwnOrder(em: EntityManager, actor: Actor, clientId: string): Promise<StampOrder> {
+  const order = await em.findOne(StampOrder, { id: clientId, user: actor.userId });
+  if (!order) throw new AppError('not_found', { errors: [{ field: 'client_id', problem: 'no such stamp order' }] });
+  return order;
+}
+
+export interface OrderListArgs {
+  page: number;
+  size: number;
+  client_id?: string | null;
+  state_code?: string | null;
+  article_id?: string | null;
+  status?: string | null;
+}
+
+export async function listOwnOrders(
+  em: EntityManager,
+  actor: Actor,
+  args: OrderListArgs,
+): Promise<{ items: StampOrder[]; has_next: boolean }> {
+  const { offset, limit } = checkPage(args);
+  if (args.status != null && !STAMP_STATUSES.includes(args.status as StampStatus)) {
+    throw AppError.badRequest([{ field: 'status', problem: `must be one of ${STAMP_STATUSES.join(', ')}` }]);
+  }
+  if (args.article_id != null && args.state_code == null) throw AppError.missingFields(['state_code']);
+  const state = args.state_code != null ? await knownState(em, args.state_code) : undefined;
+  if (args.article_id != null && !(await em.findOne(StampArticle, { id: args.article_id, state }))) {
+    throw new AppError('invalid_article_id', { errors: [{ field: 'article_id', problem: `not an article of ${state!.code}` }] });
+  }
+  const where: Record<string, unknown> = { user: actor.userId };
+  if (args.client_id != null) where.id = args.client_id;
+  if (state) where.stateCode = state.code;
+  if (args.article_id != null) where.articleId = args.article_id;
+  if (args.status != null) {
+    const ids = await em
+      .getConnection()
+      .execute<{ order_id: string }[]>('select distinct order_id from stamp_instances where user_id = ? and status = ?', [
+        actor.userId,
+        args.status,
+      ]);
+    where.id =
+      args.client_id != null
+        ? ids.some((row) => row.order_id === args.client_id)
+          ? args.client_id
+          : []
+        : ids.map((row) => row.order_id);
+  }
+  const rows = await em.find(StampOrder, where, { orderBy: { createdAt: 'desc', id: 'desc' }, offset, limit: limit + 1 });
+  return pageOf(rows, limit);
+}
+
+/** A short-lived link to one procured stamp's certificate; pending or rejected stamps have none. */
+export async function downloadStampPdf(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  stampId: string | null | undefined,
+): Promise<{ stamp_id: string; url: string; expires_in: number; page_count: number }> {
+  if (!stampId) throw AppError.missingFields(['client_id']);
+  const instance = await em.findOne(StampInstance, { id: stampId, user: actor.userId });
+  if (!instance)
+    throw new AppError('not_found', {
+      errors: [{ field: 'client_id', problem: 'no such stamp instance (use stamps[].stamp_id)' }],
+    });
+  if (!instance.pdfFile) {
+    throw new AppError('not_found', {
+      errors: [{ field: 'client_id', problem: `the stamp is ${instance.status}: it has no certificate` }],
+    });
+  }
+  const file = await em.findOneOrFail(StoredFile, { id: instance.pdfFile.id });
+  const link = services.urls.issue(
+    { key: file.storageKey, filename: file.name, contentType: 'application/pdf' },
+    services.config.downloadUrlTtlSeconds,
+  );
+  return { stamp_id: instance.id, url: link.url, expires_in: link.expires_in, page_count: file.pageCount ?? 1 };
+}

@@ -1,0 +1,122 @@
+import { BigIntType, Entity, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { newId } from '../../platform/ids';
+import { EsignSession } from '../esign/esign-session.entity';
+import { StoredFile } from '../files/stored-file.entity';
+import { User } from '../users/user.entity';
+
+export type StampStatus = 'pending' | 'available' | 'reserved' | 'used' | 'rejected';
+export const STAMP_STATUSES: readonly StampStatus[] = ['pending', 'available', 'reserved', 'used', 'rejected'];
+
+@Entity({ tableName: 'stamp_orders' })
+@Index({ properties: ['user', 'createdAt'] })
+@Unique({ properties: ['user', 'idempotencyKey'] })
+export class StampOrder {
+  @PrimaryKey({ type: 'string', length: 64 })
+  id: string = newId('stamp');
+
+  @ManyToOne(() => User, { deleteRule: 'cascade' })
+  user!: User;
+
+  @Property({ type: 'string', length: 4 })
+  stateCode!: string;
+
+  @Property({ type: 'string', length: 100 })
+  articleId!: string;
+
+  @Property({ type: 'string', length: 200 })
+  firstPartyName!: string;
+
+  @Property({ type: 'string', length: 200 })
+  secondPartyName!: string;
+
+  /** Per stamp, whole rupees in paise. */
+  @Property({ type: new BigIntType('bigint') })
+  dutyPaise!: bigint;
+
+  @Property({ type: new BigIntType('bigint') })
+  considerationPaise!: bigint;
+
+  @Property({ type: 'string', length: 500, nullable: true })
+  description?: string;
+
+  @Property({ type: 'string', length: 500, nullable: true })
+  firstPartyAddress?: string;
+
+  @Property({ type: 'integer' })
+  quantity!: number;
+
+  @Property({ type: 'boolean' })
+  mock!: boolean;
+
+  /** The fee per stamp in force when the order was placed. */
+  @Property({ type: new BigIntType('bigint') })
+  feePaise!: bigint;
+
+  /** What the wallet was charged (0 for mock orders). */
+  @Property({ type: new BigIntType('bigint') })
+  chargedPaise!: bigint;
+
+  @Property({ type: 'string', length: 200, nullable: true })
+  idempotencyKey?: string;
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt: Opt<Date> = new Date();
+}
+
+@Entity({ tableName: 'stamp_instances' })
+@Index({ properties: ['order', 'status'] })
+@Index({ properties: ['user', 'stateCode', 'articleId', 'status', 'dutyPaise'] })
+export class StampInstance {
+  @PrimaryKey({ type: 'string', length: 64 })
+  id: string = newId('stamp_inst');
+
+  @ManyToOne(() => StampOrder, { deleteRule: 'cascade' })
+  order!: StampOrder;
+
+  /** Denormalised from the order: inventory searches by owner, state, article and duty. */
+  @ManyToOne(() => User, { deleteRule: 'cascade' })
+  user!: User;
+
+  @Property({ type: 'string', length: 4 })
+  stateCode!: string;
+
+  @Property({ type: 'string', length: 100 })
+  articleId!: string;
+
+  @Property({ type: new BigIntType('bigint') })
+  dutyPaise!: bigint;
+
+  @Property({ type: 'string', length: 16 })
+  status: Opt<StampStatus> = 'pending';
+
+  /** Position within the order (1..quantity), printed on the certificate. */
+  @Property({ type: 'integer' })
+  serial!: number;
+
+  /** A worker's lease on a pending instance; a crashed worker's lease runs out and another takes over. */
+  @Property({ type: 'datetime', nullable: true })
+  claimExpiresAt?: Date;
+
+  @Property({ type: 'string', length: 40, nullable: true })
+  certificateNumber?: string;
+
+  @Property({ type: 'string', length: 20, nullable: true })
+  verificationCode?: string;
+
+  @ManyToOne(() => StoredFile, { nullable: true })
+  pdfFile?: StoredFile;
+
+  /** The session holding the stamp while `reserved`, and that used it once `used`. */
+  @ManyToOne(() => EsignSession, { nullable: true, deleteRule: 'set null' })
+  @Index()
+  session?: EsignSession;
+
+  @Property({ type: 'datetime', nullable: true })
+  issuedAt?: Date;
+
+  @Property({ type: 'string', length: 300, nullable: true })
+  rejectedReason?: string;
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt: Opt<Date> = new Date();
+}

@@ -1,0 +1,204 @@
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  FieldResolver,
+  Float,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
+import { AppError } from '../../platform/errors';
+import { createRequestContext, type RequestContext } from '../../platform/graphql/context';
+import { GraphQLOnly } from '../../platform/graphql/graphql-only';
+import { PageArgs } from '../../platform/graphql/paging';
+import { EsignSessionType, toSessionView } from '../esign/session.types';
+import { FileInfoType, toFileInfo } from '../files/file.types';
+import { createOrder, type CreateOrderInput } from './create-order';
+import { orderTopic } from './order-events';
+import { downloadStampPdf, getOwnOrder, listArticles, listOwnOrders, listStates } from './read-stamps';
+import {
+  CreatedStampOrderType,
+  StampArticleType,
+  StampDownloadType,
+  StampInstanceType,
+  StampOrderPageType,
+  StampOrderType,
+  StampStateType,
+  StatusCountsType,
+  chargedAmount,
+  toOrderView,
+  toStampView,
+} from './stamp.types';
+
+@ArgsType()
+class CreateOrderArgs implements CreateOrderInput {
+  @Field(() => String, { nullable: true }) state_code?: string | null;
+  @Field(() => String, { nullable: true }) first_party_name?: string | null;
+  @Field(() => String, { nullable: true }) second_party_name?: string | null;
+  @Field(() => String, { nullable: true }) article_id?: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'Duty per stamp: whole rupees, 1 to 1,000,000.' })
+  stamp_duty_amount?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Rupees, greater than 0.' })
+  consideration_amount?: number | null;
+
+  @Field(() => Int, { nullable: true, description: '1 to 5000.' })
+  quantity?: number | null;
+
+  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => String, { nullable: true }) first_party_address?: string | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Route to the mock vendor; not billed.' })
+  mock?: boolean | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'GraphQL clients give it here; REST clients send the Idempotency-Key header.',
+  })
+  idempotency_key?: string | null;
+}
+
+@ArgsType()
+class OrderListArgs extends PageArgs {
+  @Field(() => String, { nullable: true }) client_id?: string | null;
+  @Field(() => String, { nullable: true }) state_code?: string | null;
+  @Field(() => String, { nullable: true, description: 'Requires state_code.' }) article_id?: string | null;
+  @Field(() => String, { nullable: true }) status?: string | null;
+}
+
+async function* ownEvents(
+  source: AsyncIterable<Record<string, unknown>>,
+  userId: string,
+): AsyncGenerator<Record<string, unknown>> {
+  for await (const event of source) if (event.user_id === userId) yield event;
+}
+
+@Resolver(() => CreatedStampOrderType)
+export class StampOrderResolver {
+  @Query(() => [StampStateType], { description: 'States where stamps can be procured.' })
+  async stampStates(@Ctx() ctx: RequestContext): Promise<StampStateType[]> {
+    return (await listStates(ctx.em)).map((state) => ({ state_code: state.code, name: state.name }));
+  }
+
+  @Query(() => [StampArticleType], { description: 'Articles of a state’s stamp act schedule.' })
+  async stampArticles(
+    @Arg('state_code', () => String, { nullable: true }) stateCode: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<StampArticleType[]> {
+    return (await listArticles(ctx.em, stateCode)).map((a) => ({ article_id: a.id, name: a.name, description: a.description }));
+  }
+
+  @Mutation(() => CreatedStampOrderType, { description: 'Order stamps; procurement runs in the background.' })
+  async createStampOrder(@Args() args: CreateOrderArgs, @Ctx() ctx: RequestContext): Promise<CreatedStampOrderType> {
+    const key = args.idempotency_key ?? ctx.idempotencyKey;
+    return toOrderView(await createOrder(ctx.services, ctx.em, ctx.actor, args, key ?? undefined));
+  }
+
+  @Query(() => StampOrderType, { description: 'An order with its status counts and procured stamps.' })
+  async stampOrder(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<StampOrderType> {
+    return toOrderView(await getOwnOrder(ctx.em, ctx.actor, clientId));
+  }
+
+  @Query(() => StampOrderPageType, { description: 'Your orders, newest first.' })
+  async stampOrders(@Args() args: OrderListArgs, @Ctx() ctx: RequestContext): Promise<StampOrderPageType> {
+    const page = await listOwnOrders(ctx.em, ctx.actor, args);
+    return { items: page.items.map((order) => toOrderView(order, args.status ?? null)), has_next: page.has_next };
+  }
+
+  @Query(() => StampDownloadType, { description: 'A short-lived link to one stamp’s certificate PDF.' })
+  stampPdf(
+    @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<StampDownloadType> {
+    return downloadStampPdf(ctx.services, ctx.em, ctx.actor, clientId);
+  }
+
+  @Subscription(() => StampOrderType, {
+    description: 'The order as it reads whenever procurement moves it.',
+    subscribe: async ({ args, context }) => {
+      const ctx = context as RequestContext;
+      await getOwnOrder(ctx.em, ctx.actor, args.client_id as string);
+      return ownEvents(ctx.services.events.subscribe(orderTopic(args.client_id as string)), ctx.actor.userId);
+    },
+  })
+  async stampOrderUpdated(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<StampOrderType> {
+    // Each event is read with a fresh entity manager and loaders (a subscription lives long).
+    Object.assign(ctx, createRequestContext(ctx.services, ctx.actor));
+    return toOrderView(await getOwnOrder(ctx.em, ctx.actor, clientId));
+  }
+
+  @FieldResolver(() => [StampInstanceType])
+  async stamps(@Root() order: CreatedStampOrderType, @Ctx() ctx: RequestContext): Promise<StampInstanceType[]> {
+    const instances = await ctx.loaders.stampsByOrder.load(`${order.client_id}|${order.stamps_status ?? ''}`);
+    return instances.map(toStampView);
+  }
+
+  @FieldResolver(() => String, { description: 'What the wallet was charged for the order, in rupees (0.00 for mock).' })
+  @GraphQLOnly()
+  charged_amount(@Root() order: CreatedStampOrderType): string {
+    return chargedAmount(order);
+  }
+}
+
+@Resolver(() => StampOrderType)
+export class StampOrderCountsResolver {
+  @FieldResolver(() => StatusCountsType)
+  status_counts(@Root() order: StampOrderType, @Ctx() ctx: RequestContext): Promise<StatusCountsType> {
+    return ctx.loaders.statusCountsByOrder.load(order.client_id);
+  }
+}
+
+@Resolver(() => StampInstanceType)
+export class StampInstanceResolver {
+  @FieldResolver(() => String, { nullable: true })
+  @GraphQLOnly()
+  certificate_number(@Root() instance: StampInstanceType): string | null {
+    return instance.certificate.number;
+  }
+
+  @FieldResolver(() => Date, { nullable: true })
+  @GraphQLOnly()
+  issued_at(@Root() instance: StampInstanceType): Date | null {
+    return instance.certificate.issued_at;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  @GraphQLOnly()
+  rejected_reason(@Root() instance: StampInstanceType): string | null {
+    return instance.certificate.rejected_reason;
+  }
+
+  @FieldResolver(() => FileInfoType, { nullable: true, description: 'The certificate PDF.' })
+  @GraphQLOnly()
+  async pdf_file(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<FileInfoType | null> {
+    if (!instance.pdf_file_id) return null;
+    const file = await ctx.loaders.fileById.load(instance.pdf_file_id);
+    return file && file.user.id === ctx.actor.userId ? toFileInfo(file) : null;
+  }
+
+  @FieldResolver(() => EsignSessionType, {
+    nullable: true,
+    description: 'The session holding (reserved) or having used the stamp.',
+  })
+  @GraphQLOnly()
+  async session(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<EsignSessionType | null> {
+    if (!instance.session_id) return null;
+    const session = await ctx.loaders.sessionById.load(instance.session_id);
+    return session && session.user.id === ctx.actor.userId ? toSessionView(session) : null;
+  }
+
+  @FieldResolver(() => StampOrderType, { description: 'The order the stamp belongs to.' })
+  @GraphQLOnly()
+  async order(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<StampOrderType> {
+    const order = await ctx.loaders.orderById.load(instance.order_id);
+    if (!order || order.user.id !== ctx.actor.userId) throw new AppError('not_found');
+    return toOrderView(order);
+  }
+}

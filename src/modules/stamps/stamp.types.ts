@@ -1,0 +1,148 @@
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { formatRupees } from '../../platform/money';
+import type { StampInstance, StampOrder } from './stamp-order.entity';
+
+@ObjectType('StampStateInfo')
+export class StampStateType {
+  @Field()
+  state_code!: string;
+
+  @Field()
+  name!: string;
+}
+
+@ObjectType('StampArticleInfo')
+export class StampArticleType {
+  @Field()
+  article_id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field()
+  description!: string;
+}
+
+@ObjectType('StampInstance')
+export class StampInstanceType {
+  @Field({ description: '`stamp_inst_...`' })
+  stamp_id!: string;
+
+  @Field({ description: '`pending`, `available`, `reserved`, `used` or `rejected`.' })
+  status!: string;
+
+  /** For the GraphQL-only field resolvers. */
+  order_id!: string;
+  session_id!: string | null;
+  pdf_file_id!: string | null;
+  certificate!: { number: string | null; issued_at: Date | null; rejected_reason: string | null };
+}
+
+@ObjectType('StampStatusCounts')
+export class StatusCountsType {
+  @Field(() => Int) pending!: number;
+  @Field(() => Int) available!: number;
+  @Field(() => Int) reserved!: number;
+  @Field(() => Int) used!: number;
+  @Field(() => Int) rejected!: number;
+}
+
+/** The order as create-order answers it: no status counts yet, and no stamps. */
+@ObjectType('CreatedStampOrder')
+export class CreatedStampOrderType {
+  @Field() user_id!: string;
+  @Field({ description: '`stamp_...`' }) client_id!: string;
+  @Field() created_at!: Date;
+  @Field() state_code!: string;
+  @Field() first_party_name!: string;
+  @Field() second_party_name!: string;
+  @Field() article_id!: string;
+
+  @Field({ description: 'Duty per stamp in rupees, as a string.' })
+  stamp_duty_amount!: string;
+
+  @Field(() => Float)
+  consideration_amount!: number;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => String, { nullable: true })
+  first_party_address!: string | null;
+
+  @Field(() => Int)
+  quantity!: number;
+
+  @Field()
+  mock!: boolean;
+
+  @Field(() => [StampInstanceType], { description: 'Procured instances; pending ones are counted, not listed.' })
+  stamps!: StampInstanceType[];
+
+  /** Narrows `stamps` when a list read filters by status. */
+  stamps_status!: string | null;
+  charged_paise!: bigint;
+}
+
+@ObjectType('StampOrder')
+export class StampOrderType extends CreatedStampOrderType {
+  @Field(() => StatusCountsType)
+  status_counts!: StatusCountsType;
+}
+
+@ObjectType('StampOrderPage')
+export class StampOrderPageType {
+  @Field(() => [StampOrderType])
+  items!: StampOrderType[];
+
+  @Field()
+  has_next!: boolean;
+}
+
+@ObjectType('StampDownload')
+export class StampDownloadType {
+  @Field() stamp_id!: string;
+  @Field() url!: string;
+  @Field(() => Int, { description: 'Seconds.' }) expires_in!: number;
+  @Field(() => Int) page_count!: number;
+}
+
+/** `stamps` and `status_counts` are filled by field resolvers (batched); these are the order's own fields. */
+export function toOrderView(order: StampOrder, stampsStatus: string | null = null): StampOrderType {
+  return {
+    user_id: order.user.id,
+    client_id: order.id,
+    created_at: order.createdAt,
+    state_code: order.stateCode,
+    first_party_name: order.firstPartyName,
+    second_party_name: order.secondPartyName,
+    article_id: order.articleId,
+    stamp_duty_amount: (order.dutyPaise / 100n).toString(),
+    consideration_amount: Number(order.considerationPaise) / 100,
+    description: order.description ?? null,
+    first_party_address: order.firstPartyAddress ?? null,
+    quantity: order.quantity,
+    mock: order.mock,
+    stamps_status: stampsStatus,
+    charged_paise: order.chargedPaise,
+  } as StampOrderType;
+}
+
+export function toStampView(instance: StampInstance): StampInstanceType {
+  return {
+    stamp_id: instance.id,
+    status: instance.status,
+    order_id: instance.order.id,
+    session_id: instance.session?.id ?? null,
+    pdf_file_id: instance.pdfFile?.id ?? null,
+    certificate: {
+      number: instance.certificateNumber ?? null,
+      issued_at: instance.issuedAt ?? null,
+      rejected_reason: instance.rejectedReason ?? null,
+    },
+  };
+}
+
+export function chargedAmount(order: { charged_paise: bigint }): string {
+  return formatRupees(order.charged_paise);
+}

@@ -1,0 +1,68 @@
+import { Args, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../platform/graphql/context';
+import { PageArgs } from '../../platform/graphql/paging';
+import { formatRupees } from '../../platform/money';
+import { listLedger, walletBalance } from './read-wallet';
+import type { WalletEntry } from './wallet.entity';
+
+@ObjectType('WalletEntry')
+export class WalletEntryType {
+  @Field() entry_id!: string;
+  @Field({ description: '`credit`, `charge` or `refund`.' }) kind!: string;
+  @Field({ description: 'Rupees; negative for charges.' }) amount!: string;
+  @Field({ description: 'Rupees.' }) balance_after!: string;
+  @Field() description!: string;
+  @Field(() => String, { nullable: true, description: 'The order or stamp instance the entry is about.' }) reference!:
+    string | null;
+  @Field() created_at!: Date;
+}
+
+@ObjectType('Wallet')
+export class WalletType {
+  @Field() user_id!: string;
+  @Field({ description: 'Rupees, as a decimal string.' }) balance!: string;
+  @Field() currency!: string;
+  @Field(() => [WalletEntryType], { description: 'The latest 20 ledger entries (all of them: walletLedger).' })
+  recent_entries!: WalletEntryType[];
+}
+
+@ObjectType('WalletLedgerPage')
+export class WalletLedgerPageType {
+  @Field(() => [WalletEntryType]) items!: WalletEntryType[];
+  @Field() has_next!: boolean;
+}
+
+function toEntry(entry: WalletEntry): WalletEntryType {
+  return {
+    entry_id: entry.id,
+    kind: entry.kind,
+    amount: formatRupees(entry.amountPaise),
+    balance_after: formatRupees(entry.balanceAfterPaise),
+    description: entry.description,
+    reference: entry.reference ?? null,
+    created_at: entry.createdAt,
+  };
+}
+
+@Resolver()
+export class WalletResolver {
+  @Query(() => WalletType, { description: 'Your wallet balance and latest ledger entries.' })
+  async wallet(@Ctx() ctx: RequestContext): Promise<WalletType> {
+    const [balance, recent] = await Promise.all([
+      walletBalance(ctx.em, ctx.actor),
+      listLedger(ctx.em.fork(), ctx.actor, { page: 1, size: 20 }),
+    ]);
+    return {
+      user_id: ctx.actor.userId,
+      balance: formatRupees(balance),
+      currency: 'INR',
+      recent_entries: recent.items.map(toEntry),
+    };
+  }
+
+  @Query(() => WalletLedgerPageType, { description: 'Your wallet ledger, newest first.' })
+  async walletLedger(@Args() args: PageArgs, @Ctx() ctx: RequestContext): Promise<WalletLedgerPageType> {
+    const page = await listLedger(ctx.em, ctx.actor, args);
+    return { items: page.items.map(toEntry), has_next: page.has_next };
+  }
+}

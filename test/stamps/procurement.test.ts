@@ -1,0 +1,374 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient, type Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
+import { creditWallet } from '../../src/modules/wallet/credit-wallet';
+import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { rest } from '../helpers/clients';
+import { ROOT } from '../helpers/process';
+
+const ORDER = {
+  state_code: 'KA',
+  first_party_name: 'Asha Rao',
+  second_party_name: 'Vikram Singh',
+  article_id: 'KA-30',
+  stamp_duty_amount: 100,
+  consideration_amount: 120000,
+  description: 'Lease of flat 4B',
+  first_party_address: '12 MG Road, Bengaluru',
+};
+
+interface Counts {
+  pending: number;
+  available: number;
+  reserved: number;
+  used: number;
+  rejected: number;
+}
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function startWorker(
+  app: TestApp,
+  dataDir: string,
+  env: Record<string, string>,
+): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/src/worker.js')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: app.databaseUrl,
+      // The worker writes certificates where the API process reads them.
+      STORAGE_DIR: app.services.config.storage.driver === 'local' ? app.services.config.storage.dir : '',
+      DATA_DIR: dataDir,
+      QUEUE_POLL_INTERVAL_SECONDS: '0.5',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  return { child, exited: new Promise((resolve) => child.on('exit', resolve)) };
+}
+
+describe('procurement', () => {
+  let app: TestApp;
+  let dataDir: string;
+
+  const sql = async <T = any>(query: string, params: unknown[] = []) =>
+    (await app.services.orm.em.fork().getConnection().execute(query, params)) as T[];
+  const counts = async (orderId: string): Promise<Counts> => {
+    const rows = await sql<{ status: keyof Counts; n: number }>(
+      'select status, count(*)::int as n from stamp_instances where order_id = ? group by status',
+      [orderId],
+    );
+    const result: Counts = { pending: 0, available: 0, reserved: 0, used: 0, rejected: 0 };
+    for (const row of rows) result[row.status] = row.n;
+    return result;
+  };
+  const balance = async (userId: string) =>
+    BigInt(
+      (await sql<{ balance_paise: string }>('select balance_paise from wallets where user_id = ?', [userId]))[0].balance_paise,
+    );
+
+  async function order(user: TestUser, body: Record<string, unknown>): Promise<string> {
+    const response = await rest<{ client_id: string }>(app, 'POST', '/stamps/create-order', {
+      token: user.token,
+      json: { ...ORDER, ...body },
+    });
+    expect(response.status).toBe(200);
+    return response.body.data!.client_id;
+  }
+
+  /** Every instance that was procured has exactly one certificate file; rejected ones have none and were refunded once. */
+  async function expectSettledExactly(orderId: string, user: TestUser, quantity: number, startBalance: bigint) {
+    const final = await counts(orderId);
+    expect(final.pending).toBe(0);
+    expect(final.available + final.rejected).toBe(quantity);
+    const instances = await sql<{ n: number; files: number; distinct_files: number; certificates: number }>(
+      `select count(*)::int as n, count(pdf_file_id)::int as files, count(distinct pdf_file_id)::int as distinct_files,
+              count(distinct certificate_number)::int as certificates
+         from stamp_instances where order_id = ?`,
+      [orderId],
+    );
+    expect(instances[0]).toEqual({
+      n: quantity,
+      files: final.available,
+      distinct_files: final.available,
+      certificates: final.available,
+    });
+    const certificateFiles = await sql<{ n: number }>(
+      `select count(*)::int as n from files f join stamp_instances i on i.pdf_file_id = f.id where i.order_id = ?`,
+      [orderId],
+    );
+    expect(certificateFiles[0].n).toBe(final.available);
+    const refunds = await sql<{ reference: string }>(
+      `select reference from wallet_entries where kind = 'refund' and reference in (select id from stamp_instances where order_id = ?)`,
+      [orderId],
+    );
+    expect(refunds).toHaveLength(final.rejected);
+    expect(new Set(refunds.map((row) => row.reference)).size).toBe(final.rejected);
+    expect(await balance(user.user_id)).toBe(startBalance - BigInt(final.available) * (10_000n + 1_000n));
+  }
+
+  describe('in the API process', () => {
+    beforeAll(async () => {
+      app = await startTestApp({ env: { STAMP_VENDOR_LATENCY_MS: '0', STAMP_PROCURE_BATCH: '50' } });
+      dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-procure-'));
+    });
+    afterAll(async () => {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('moves every instance of a mock order to available, each with its own certificate', async () => {
+      const user = await app.createUser();
+      const clientId = await order(user, { mock: true, quantity: 120 });
+      const final = await until(
+        () => counts(clientId),
+        (c) => c.pending === 0,
+        'procurement',
+      );
+      expect(final).toEqual({ pending: 0, available: 120, reserved: 0, used: 0, rejected: 0 });
+      const certificates = await sql<{ certificate_number: string; verification_code: string }>(
+        'select certificate_number, verification_code from stamp_instances where order_id = ?',
+        [clientId],
+      );
+      expect(
+        certificates.every(
+          (row) => /^MOCK-KA\d{16}$/.test(row.certificate_number) && /^[A-Z2-9]{12}$/.test(row.verification_code),
+        ),
+      ).toBe(true);
+      expect(new Set(certificates.map((row) => row.certificate_number)).size).toBe(120);
+    });
+
+    it('never yields more or fewer instances when jobs for one order run at the same time or again', async () => {
+      const user = await app.createUser();
+      await creditWallet(app.services.orm.em.fork(), user.user_id, 5_000_000n);
+      const start = await balance(user.user_id);
+      const clientId = await order(user, { quantity: 200 });
+      const afterCharge = await balance(user.user_id);
+      expect(start - afterCharge).toBe(200n * 11_000n);
+      // Extra runs racing the queued ones, and again once everything is done.
+      await Promise.all([
+        procureBatch(app.services, clientId),
+        procureBatch(app.services, clientId),
+        procureBatch(app.services, clientId),
+      ]);
+      await until(
+        () => counts(clientId),
+        (c) => c.pending === 0,
+        'procurement',
+      );
+      expect(await procureBatch(app.services, clientId)).toBe(0);
+      await expectSettledExactly(clientId, user, 200, afterCharge + 200n * 11_000n);
+    });
+
+    it('batches nested reads: orders -> stamps -> certificate files cost the same statements for 1 order or 10', async () => {
+      const user = await app.createUser();
+      for (let i = 0; i < 10; i++) {
+        const clientId = await order(user, { mock: true, quantity: 5 });
+        await until(
+          () => counts(clientId),
+          (c) => c.pending === 0,
+          'procurement',
+        );
+      }
+      const knex = app.services.orm.em.getConnection().getKnex();
+      const query = `query ($size: Int!) { stampOrders(page: 1, size: $size) { items { client_id status_counts { available }
+        stamps { stamp_id certificate_number pdf_file { client_id page_count } order { client_id } } } } }`;
+      const statements = async (size: number) => {
+        let n = 0;
+        const listener = () => n++;
+        knex.on('query', listener);
+        try {
+          const response = await fetch(`${app.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+            body: JSON.stringify({ query, variables: { size } }),
+          });
+          const body = (await response.json()) as any;
+          expect(body.errors).toBeUndefined();
+          expect(body.data.stampOrders.items).toHaveLength(size);
+          expect(
+            body.data.stampOrders.items.every(
+              (item: any) => item.stamps.length === 5 && item.stamps.every((s: any) => s.pdf_file.page_count === 1),
+            ),
+          ).toBe(true);
+        } finally {
+          knex.removeListener('query', listener);
+        }
+        return n;
+      };
+      expect(await statements(10)).toBe(await statements(1));
+    });
+
+    it('completes a 5000-stamp order', async () => {
+      const user = await app.createUser();
+      const clientId = await order(user, { mock: true, quantity: 5000 });
+      const final = await until(
+        () => counts(clientId),
+        (c) => c.pending === 0,
+        'a 5000-stamp order',
+        240_000,
+      );
+      expect(final.available).toBe(5000);
+    }, 300_000);
+
+    it('pushes status_counts to the owner over graphql-ws as procurement moves', async () => {
+      const user = await app.createUser();
+      const stranger = await app.createUser();
+      const clientId = await order(user, { mock: true, quantity: 150 });
+      const client: Client = createClient({
+        url: `${app.url.replace('http', 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${user.token}` },
+        retryAttempts: 0,
+      });
+      const intruder: Client = createClient({
+        url: `${app.url.replace('http', 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${stranger.token}` },
+        retryAttempts: 0,
+      });
+      try {
+        const seen: Counts[] = [];
+        const refused: unknown[] = [];
+        const query = `subscription ($id: String!) { stampOrderUpdated(client_id: $id) { client_id status_counts { pending available reserved used rejected } } }`;
+        intruder.subscribe(
+          { query, variables: { id: clientId } },
+          {
+            next: (result) => refused.push(...(result.errors ?? [])),
+            error: (error) => refused.push(error),
+            complete: () => undefined,
+          },
+        );
+        const done = new Promise<void>((resolve, reject) => {
+          client.subscribe<{ stampOrderUpdated: { client_id: string; status_counts: Counts } }>(
+            { query, variables: { id: clientId } },
+            {
+              next: (result) => {
+                if (result.errors) reject(new Error(JSON.stringify(result.errors)));
+                const update = result.data!.stampOrderUpdated;
+                expect(update.client_id).toBe(clientId);
+                seen.push(update.status_counts);
+                if (update.status_counts.available === 150) resolve();
+              },
+              error: reject,
+              complete: () => undefined,
+            },
+          );
+        });
+        await until(
+          async () => refused.length,
+          (n) => n > 0,
+          'the intruder to be refused',
+          10_000,
+        );
+        expect(JSON.stringify(refused[0])).toContain('not_found');
+        await done;
+        expect(seen.length).toBeGreaterThan(1);
+        for (let i = 1; i < seen.length; i++) expect(seen[i].available).toBeGreaterThanOrEqual(seen[i - 1].available);
+      } finally {
+        await client.dispose();
+        await intruder.dispose();
+      }
+    });
+  });
+
+  describe('with separate worker processes', () => {
+    beforeAll(async () => {
+      // The API process runs no workers: every instance is procured by a worker process.
+      app = await startTestApp({ env: { RUN_WORKERS: 'false' } });
+      dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-procure-workers-'));
+    });
+    afterAll(async () => {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('survives a worker killed mid-order: another finishes it with exactly quantity instances and exact refunds', async () => {
+      const user = await app.createUser();
+      await creditWallet(app.services.orm.em.fork(), user.user_id, 5_000_000n);
+      const start = await balance(user.user_id);
+      const quantity = 300;
+      const clientId = await order(user, { quantity });
+      const workerEnv = {
+        STAMP_VENDOR_LATENCY_MS: '60',
+        STAMP_VENDOR_REJECTION_RATE: '0.1',
+        STAMP_PROCURE_BATCH: '40',
+        STAMP_CLAIM_SECONDS: '2',
+      };
+      const first = startWorker(app, dataDir, workerEnv);
+      await until(
+        () => counts(clientId),
+        (c) => c.available + c.rejected >= 40,
+        'the first worker to make progress',
+      );
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const midway = await counts(clientId);
+      expect(midway.pending).toBeGreaterThan(0);
+
+      const second = startWorker(app, dataDir, { ...workerEnv, STAMP_VENDOR_LATENCY_MS: '0' });
+      try {
+        // Leases of the killed worker run out after STAMP_CLAIM_SECONDS; the sweep is not needed for that,
+        // the queued jobs pick the instances up again.
+        await until(
+          () => counts(clientId),
+          (c) => c.pending === 0,
+          'the second worker to finish the order',
+          120_000,
+        );
+      } finally {
+        second.child.kill('SIGTERM');
+        expect(await second.exited).toBe(0);
+      }
+      await expectSettledExactly(clientId, user, quantity, start);
+      const read = await rest<any>(app, 'GET', '/stamps/order-status', { token: user.token, query: { client_id: clientId } });
+      expect(read.body.data.stamps).toHaveLength(quantity);
+      const certificate = await rest<any>(app, 'GET', '/stamps/download-pdf', {
+        token: user.token,
+        query: { client_id: read.body.data.stamps.find((stamp: any) => stamp.status === 'available').stamp_id },
+      });
+      const pdf = await fetch(certificate.body.data.url);
+      expect(pdf.status).toBe(200);
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
+    }, 180_000);
+
+    it('picks up an order whose jobs were lost, through the sweep', async () => {
+      const user = await app.createUser();
+      const clientId = await order(user, { mock: true, quantity: 30 });
+      // Lose the queued jobs, and age the order past the sweep's grace period.
+      await sql(`delete from pgboss.job where name = 'stamps.procure' and data->>'order_id' = ?`, [clientId]);
+      await sql(`update stamp_instances set created_at = now() - interval '1 minute' where order_id = ?`, [clientId]);
+      const worker = startWorker(app, dataDir, {});
+      try {
+        await app.services.boss.send('stamps.procure-sweep', {});
+        await until(
+          () => counts(clientId),
+          (c) => c.available === 30,
+          'the sweep to recover the order',
+        );
+      } finally {
+        worker.child.kill('SIGTERM');
+        await worker.exited;
+      }
+    });
+  });
+});
