@@ -12,6 +12,8 @@ import { StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 
 export const ORDER_LIMITS = {
+  /** Only a bound on the input: any value that is not a seeded code is `invalid_state_code`, as in the reads. */
+  stateCodeInput: 100,
   partyName: 200,
   articleId: 100,
   duty: { min: 1, max: 1_000_000 },
@@ -62,7 +64,7 @@ export async function createOrder(
   }
 
   const problems = new Problems();
-  const stateCode = text(problems, 'state_code', input.state_code, 4, true)?.toUpperCase();
+  const stateCode = text(problems, 'state_code', input.state_code, ORDER_LIMITS.stateCodeInput, true)?.toUpperCase();
   const firstParty = text(problems, 'first_party_name', input.first_party_name, ORDER_LIMITS.partyName, true);
   const secondParty = text(problems, 'second_party_name', input.second_party_name, ORDER_LIMITS.partyName, true);
   const articleId = text(problems, 'article_id', input.article_id, ORDER_LIMITS.articleId, true);
