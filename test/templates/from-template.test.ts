@@ -406,7 +406,7 @@ describe('initialize-from-template', () => {
         [{ auth_mode: 3 }, 'auth_mode'],
         [{ sign_type: 'wet_ink' }, 'sign_type'],
         [{ email_template_overrides: { support_email: 'nope' } }, 'email_template_overrides.support_email'],
-        [{ stamp: { amount: '100' } }, 'stamp'],
+        [{ stamp: { amount: '100' } }, 'stamp.state_code'],
       ];
       for (const [options, field] of cases) {
         const fields = await refused(
