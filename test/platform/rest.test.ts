@@ -98,6 +98,24 @@ describe('the REST face', () => {
     expect(paging.body.errors?.map((e) => e.field)).toEqual(['page', 'size']);
   });
 
+  it('takes POST arguments from the JSON body only: a query parameter never overrides or fills one', async () => {
+    const response = await rest(app, 'POST', '/esign/cancel', { token: user.token, query: { client_id: 'esign_x' }, json: {} });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe('missing_fields');
+  });
+
+  it('refuses values of the wrong type before anything runs, naming the field and never coercing them', async () => {
+    const response = await rest(app, 'POST', '/esign/initialize-esign', {
+      token: user.token,
+      json: { sign_type: 7, auth_mode: '1', signers: [{ full_name: 'A', elements: [{ page: '0' }], verify_email: 'yes' }] },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe('bad_request');
+    expect(response.body.errors?.map((e) => e.field).sort()).toEqual(
+      ['auth_mode', 'sign_type', 'signers[0].elements[0].page', 'signers[0].verify_email'].sort(),
+    );
+  });
+
   it('answers an unexpected fault with a bare 500 envelope, and logs it with the request id', async () => {
     failingBlobs = true;
     try {

@@ -347,34 +347,26 @@ describe('stamp orders', () => {
       expect(response.body).toMatchObject({ data: null, status_code: 400, message: 'bad_request', success: false });
     });
 
-    // KNOWN BUG, outside the stamps module (src/platform/rest/sofa.ts): SOFA parses REST variables with the
-    // scalar's serialize() and loses the variable name when that throws, so `errors` says `body`.
-    // These are expected to fail until that is fixed; then turn `it.fails` into `it`.
-    it.fails.each(WRONG_TYPES)('%s = %j: errors name the field (known bug: they name `body`)', async (field, value) => {
+    it.each(WRONG_TYPES)('%s = %j: errors name the field', async (field, value) => {
       await refused(orderBody({ [field]: value }), 400, 'bad_request', field);
     });
 
-    // KNOWN BUG, same cause: serialize() coerces instead of refusing, so these are accepted (a string
-    // "yes" for mock even becomes a billed, non-mock order). docs/api.md promises 400 bad_request for a
-    // value of the wrong type. Expected to fail until fixed; then turn `it.fails` into `it`.
-    it.fails.each([
+    // SOFA alone would coerce these (a string "yes" for mock even became a billed, non-mock order).
+    it.each([
       ['stamp_duty_amount', '100'],
       ['quantity', '1'],
       ['quantity', true],
       ['first_party_name', 42],
       ['mock', 'yes'],
       ['mock', 1],
-    ] as [string, unknown][])(
-      '%s of another JSON type (%j) is refused, not coerced (known bug: accepted)',
-      async (field, value) => {
-        const someone = await app.createUser();
-        await credit(app, someone.user_id, 100_000n);
-        const response = await createOrder(app, someone.token, orderBody({ [field]: value }));
-        expect(response.status, JSON.stringify(response.body)).toBe(400);
-        expect(response.body.message).toBe('bad_request');
-        expect(await footprint(app, someone.user_id)).toEqual({ orders: 0, instances: 0, entries: 1 });
-      },
-    );
+    ] as [string, unknown][])('%s of another JSON type (%j) is refused, not coerced', async (field, value) => {
+      const someone = await app.createUser();
+      await credit(app, someone.user_id, 100_000n);
+      const response = await createOrder(app, someone.token, orderBody({ [field]: value }));
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.message).toBe('bad_request');
+      expect(await footprint(app, someone.user_id)).toEqual({ orders: 0, instances: 0, entries: 1 });
+    });
 
     it('refuses a body that is not a JSON object', async () => {
       const response = await rest(app, 'POST', '/stamps/create-order', { token: user.token, rawBody: '[1,2]' });
@@ -962,15 +954,16 @@ describe('stamp orders', () => {
         expect(response.body).toMatchObject({ data: null, message, success: false });
         expect(response.body.errors, JSON.stringify(response.body)).toContainEqual(expect.objectContaining({ field }));
       }
-      // Not whole numbers: refused by the REST layer's coercion (whose `errors` name `body`, see the known bug above).
-      for (const query of [
-        { page: 'one', size: 10 },
-        { page: 1.5, size: 10 },
-        { page: 1, size: 'ten' },
-      ]) {
+      // Not whole numbers: refused by the REST layer's type check, naming the parameter.
+      for (const [query, field] of [
+        [{ page: 'one', size: 10 }, 'page'],
+        [{ page: 1.5, size: 10 }, 'page'],
+        [{ page: 1, size: 'ten' }, 'size'],
+      ] as const) {
         const response = await list(query);
         expect(response.status, JSON.stringify(query)).toBe(400);
         expect(response.body).toMatchObject({ data: null, message: 'bad_request', success: false });
+        expect(response.body.errors?.map((e) => e.field)).toEqual([field]);
       }
       const noPage = await rest(app, 'GET', '/stamps/list', { token: user.token, query: { size: 10 } });
       expect(noPage.status).toBe(400);

@@ -4,6 +4,7 @@ import { authenticateHeader } from '../auth/authenticate';
 import { AppError, findAppError } from '../errors';
 import type { AppServices } from '../services';
 import { sendError, sendSuccess } from './envelope';
+import { checkArguments, routeArguments } from './check-arguments';
 import { patchOpenApi } from './openapi';
 import type { RestRoute } from './route';
 import { createSofaHandler } from './sofa';
@@ -43,7 +44,17 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
         sendSuccess(res, await route.multipart.handle(services, actor, req, res));
         return;
       }
-      if (route.method !== 'GET') await parseJsonBody(rawBody, req, res);
+      // GET and DELETE take query parameters; POST and PUT take the JSON body only (SOFA would let a query
+      // parameter override a body field, so the query string is dropped for them).
+      if (route.method === 'POST' || route.method === 'PUT') {
+        const body = await parseJsonBody(rawBody, req, res);
+        checkArguments(routeArguments(schema, route), body, false);
+        req.url = req.url.split('?')[0];
+        req.originalUrl = req.originalUrl.split('?')[0];
+      } else {
+        if (route.method !== 'GET') await parseJsonBody(rawBody, req, res);
+        checkArguments(routeArguments(schema, route), req.query as Record<string, unknown>, true);
+      }
       sofa(req, res, next);
     } catch (error) {
       next(error);
@@ -53,12 +64,12 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
 }
 
 /** Reads the body (bounded) and refuses what is not a JSON object, before SOFA sees it. */
-async function parseJsonBody(rawBody: express.RequestHandler, req: Request, res: Response): Promise<void> {
+async function parseJsonBody(rawBody: express.RequestHandler, req: Request, res: Response): Promise<Record<string, unknown>> {
   await new Promise<void>((resolve, reject) => rawBody(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
   const body = req.body as Buffer | undefined;
   if (!Buffer.isBuffer(body) || body.length === 0) {
     req.body = undefined;
-    return;
+    return {};
   }
   let parsed: unknown;
   try {
@@ -69,6 +80,7 @@ async function parseJsonBody(rawBody: express.RequestHandler, req: Request, res:
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw AppError.badRequest([{ field: 'body', problem: 'must be a JSON object' }]);
   }
+  return parsed as Record<string, unknown>;
 }
 
 /** Body-parser errors carry a status and a type; turn them into documented codes. */

@@ -1,0 +1,58 @@
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLInt,
+  coerceInputValue,
+  getNamedType,
+  isListType,
+  getNullableType,
+  type GraphQLArgument,
+  type GraphQLInputType,
+  type GraphQLSchema,
+} from 'graphql';
+import { AppError, type FieldProblem } from '../errors';
+import type { RestRoute } from './route';
+
+export function routeArguments(schema: GraphQLSchema, route: RestRoute): readonly GraphQLArgument[] {
+  const [kind, field] = route.operation.split('.');
+  const root = kind === 'Query' ? schema.getQueryType() : schema.getMutationType();
+  return root?.getFields()[field]?.args ?? [];
+}
+
+/** `signers[0].elements[1].page`, the way every error of the service names a field. */
+function fieldPath(argument: string, path: ReadonlyArray<string | number>): string {
+  return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : `${name}.${key}`), argument);
+}
+
+/** Query strings carry only text: read numbers and booleans out of it, strictly. */
+function fromQueryText(value: unknown, type: GraphQLInputType): unknown {
+  if (typeof value !== 'string' || isListType(getNullableType(type))) return value;
+  const named = getNamedType(type);
+  if (named === GraphQLInt) return /^[+-]?\d+$/.test(value) ? Number(value) : value;
+  if (named === GraphQLFloat) return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ? Number(value) : value;
+  if (named === GraphQLBoolean) return value === 'true' ? true : value === 'false' ? false : value;
+  return value;
+}
+
+/**
+ * SOFA turns REST values into GraphQL variables with output conversions, which accept nearly anything
+ * (`"yes"` becomes `false`, `"1"` becomes 1). Every given argument is checked here first with GraphQL's own
+ * input coercion, so a value of the wrong type is `400 bad_request` naming the field, and never reinterpreted.
+ * Absent and null arguments are left to the service, which reports them as missing.
+ */
+export function checkArguments(
+  args: readonly GraphQLArgument[],
+  source: Record<string, unknown>,
+  fromQueryString: boolean,
+): void {
+  const problems: FieldProblem[] = [];
+  for (const arg of args) {
+    const given = source[arg.name];
+    if (given === undefined || given === null) continue;
+    const value = fromQueryString ? fromQueryText(given, arg.type) : given;
+    coerceInputValue(value, arg.type, (path, _invalid, error) => {
+      problems.push({ field: fieldPath(arg.name, path), problem: error.message });
+    });
+  }
+  if (problems.length > 0) throw AppError.badRequest(problems);
+}
