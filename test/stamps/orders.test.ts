@@ -662,6 +662,19 @@ describe('stamp orders', () => {
       expect((await wallet(app, poor.token)).balance).toBe('0.00');
     });
 
+    it('refuses a key reused with a different request (409 conflict), and nothing is charged', async () => {
+      const first = await placeOrder(app, user.token, orderBody(), 'reuse-1');
+      const before = (await wallet(app, user.token)).balance;
+      // The same request spelled differently is still the same request.
+      const again = await placeOrder(app, user.token, orderBody({ state_code: ' mh ', article_id: 'mh-5' }), 'reuse-1');
+      expect(again.client_id).toBe(first.client_id);
+      const other = await createOrder(app, user.token, orderBody({ quantity: 2 }), 'reuse-1');
+      expect(other.status).toBe(409);
+      expect(other.body).toMatchObject({ data: null, status_code: 409, success: false });
+      expect(other.body.errors).toContainEqual(expect.objectContaining({ field: 'Idempotency-Key' }));
+      expect((await wallet(app, user.token)).balance).toBe(before);
+    });
+
     it('refuses a key longer than 200 characters', async () => {
       const response = await createOrder(app, user.token, orderBody(), 'k'.repeat(201));
       expect(response.status).toBe(400);

@@ -53,7 +53,7 @@ export function planStamp(problems: Problems, input: StampRequestInput | null | 
     kind: 'amount',
     amountPaise,
     stateCode: input.state_code!.trim().toUpperCase(),
-    articleId: input.article_id!.trim(),
+    articleId: input.article_id!.trim().toUpperCase(),
     firstPartyName: input.first_party_name?.trim() || undefined,
     secondPartyName: input.second_party_name?.trim() || undefined,
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import { formatRupees } from '../../platform/money';
@@ -36,6 +37,39 @@ export interface CreateOrderInput {
   mock?: boolean | null;
 }
 
+const ORDER_FIELDS = [
+  'state_code',
+  'first_party_name',
+  'second_party_name',
+  'article_id',
+  'stamp_duty_amount',
+  'consideration_amount',
+  'quantity',
+  'description',
+  'first_party_address',
+  'mock',
+] as const satisfies readonly (keyof CreateOrderInput)[];
+
+/** What makes two create-order requests the same request, whatever their spacing or letter case. */
+function requestFingerprint(input: CreateOrderInput): string {
+  const normal = ORDER_FIELDS.map((key) => {
+    const value = input[key];
+    if (typeof value !== 'string') return value ?? null;
+    return key === 'state_code' || key === 'article_id' ? value.trim().toUpperCase() : value.trim();
+  });
+  return createHash('sha256').update(JSON.stringify(normal)).digest('hex');
+}
+
+function sameRequestOrConflict(order: StampOrder, fingerprint: string): StampOrder {
+  if (order.requestFingerprint && order.requestFingerprint !== fingerprint) {
+    throw new AppError('conflict', {
+      message: 'this Idempotency-Key was used with a different request',
+      errors: [{ field: 'Idempotency-Key', problem: `already used for order ${order.id} with other values` }],
+    });
+  }
+  return order;
+}
+
 /** Rupees as a number with at most 2 decimals, in paise; null for anything else. */
 function rupeeNumberToPaise(value: number): bigint | null {
   if (!Number.isFinite(value) || value <= 0) return null;
@@ -58,16 +92,17 @@ export async function createOrder(
   if (idempotencyKey !== undefined && (idempotencyKey.length === 0 || idempotencyKey.length > ORDER_LIMITS.idempotencyKey)) {
     throw AppError.badRequest([{ field: 'Idempotency-Key', problem: `1 to ${ORDER_LIMITS.idempotencyKey} characters` }]);
   }
+  const fingerprint = requestFingerprint(input);
   if (idempotencyKey) {
     const earlier = await em.findOne(StampOrder, { user: actor.userId, idempotencyKey });
-    if (earlier) return earlier;
+    if (earlier) return sameRequestOrConflict(earlier, fingerprint);
   }
 
   const problems = new Problems();
   const stateCode = text(problems, 'state_code', input.state_code, ORDER_LIMITS.stateCodeInput, true)?.toUpperCase();
   const firstParty = text(problems, 'first_party_name', input.first_party_name, ORDER_LIMITS.partyName, true);
   const secondParty = text(problems, 'second_party_name', input.second_party_name, ORDER_LIMITS.partyName, true);
-  const articleId = text(problems, 'article_id', input.article_id, ORDER_LIMITS.articleId, true);
+  const articleId = text(problems, 'article_id', input.article_id, ORDER_LIMITS.articleId, true)?.toUpperCase();
   const description = text(problems, 'description', input.description, ORDER_LIMITS.description);
   const address = text(problems, 'first_party_address', input.first_party_address, ORDER_LIMITS.address);
   if (input.first_party_address != null && address === undefined) {
@@ -133,6 +168,7 @@ export async function createOrder(
         feePaise,
         chargedPaise,
         idempotencyKey,
+        requestFingerprint: idempotencyKey ? fingerprint : undefined,
       });
       await tx.flush();
       await tx.getConnection().execute(
@@ -158,7 +194,10 @@ export async function createOrder(
   } catch (error) {
     // The same key raced with itself: the first request won, this one answers with its order.
     if (idempotencyKey && error instanceof UniqueConstraintViolationException) {
-      return em.fork().findOneOrFail(StampOrder, { user: actor.userId, idempotencyKey });
+      return sameRequestOrConflict(
+        await em.fork().findOneOrFail(StampOrder, { user: actor.userId, idempotencyKey }),
+        fingerprint,
+      );
     }
     throw error;
   }

@@ -51,28 +51,24 @@ export async function listOwnOrders(
   }
   if (args.article_id != null && args.state_code == null) throw AppError.missingFields(['state_code']);
   const state = args.state_code != null ? await knownState(em, args.state_code) : undefined;
-  if (args.article_id != null && !(await em.findOne(StampArticle, { id: args.article_id, state }))) {
+  const articleId = args.article_id?.trim().toUpperCase();
+  if (articleId != null && !(await em.findOne(StampArticle, { id: articleId, state }))) {
     throw new AppError('invalid_article_id', { errors: [{ field: 'article_id', problem: `not an article of ${state!.code}` }] });
   }
   const where: Record<string, unknown> = { user: actor.userId };
   if (args.client_id != null) where.id = args.client_id;
   if (state) where.stateCode = state.code;
-  if (args.article_id != null) where.articleId = args.article_id;
+  if (articleId != null) where.articleId = articleId;
+  const query = em.createQueryBuilder(StampOrder, 'o').select('*').where(where);
+  // Orders with at least one instance in that status, decided in the same statement as the page.
   if (args.status != null) {
-    const ids = await em
-      .getConnection()
-      .execute<{ order_id: string }[]>('select distinct order_id from stamp_instances where user_id = ? and status = ?', [
-        actor.userId,
-        args.status,
-      ]);
-    where.id =
-      args.client_id != null
-        ? ids.some((row) => row.order_id === args.client_id)
-          ? args.client_id
-          : []
-        : ids.map((row) => row.order_id);
+    query.andWhere('exists (select 1 from stamp_instances i where i.order_id = o.id and i.status = ?)', [args.status]);
   }
-  const rows = await em.find(StampOrder, where, { orderBy: { createdAt: 'desc', id: 'desc' }, offset, limit: limit + 1 });
+  const rows = await query
+    .orderBy({ createdAt: 'desc', id: 'desc' })
+    .offset(offset)
+    .limit(limit + 1)
+    .getResultList();
   return pageOf(rows, limit);
 }
 

@@ -59,6 +59,10 @@ export class StampOrder {
   @Property({ type: 'string', length: 200, nullable: true })
   idempotencyKey?: string;
 
+  /** SHA-256 of the request an idempotency key was first used with: the key cannot be reused for another. */
+  @Property({ type: 'string', length: 64, nullable: true })
+  requestFingerprint?: string;
+
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();
 }

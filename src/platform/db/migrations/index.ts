@@ -5,6 +5,7 @@ import { Migration20261122000442_Templates } from './Migration20261122000442_Tem
 import { Migration20261122000919_Stamps } from './Migration20261122000919_Stamps';
 import { Migration20261122001000_StampReferenceData } from './Migration20261122001000_StampReferenceData';
 import { Migration20261122001534_StampSessions } from './Migration20261122001534_StampSessions';
+import { Migration20261122002541_IdempotencyFingerprint } from './Migration20261122002541_IdempotencyFingerprint';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122000919_Stamps', class: Migration20261122000919_Stamps },
   { name: 'Migration20261122001000_StampReferenceData', class: Migration20261122001000_StampReferenceData },
   { name: 'Migration20261122001534_StampSessions', class: Migration20261122001534_StampSessions },
+  { name: 'Migration20261122002541_IdempotencyFingerprint', class: Migration20261122002541_IdempotencyFingerprint },
 ];
