@@ -1,25 +1,14 @@
 import 'reflect-metadata';
 import { createHttpApp } from './app';
 import { jobDefinitions } from './jobs';
-import { ConfigError, describeConfig, loadConfig } from './config';
 import { openDatabase, startServices } from './platform/bootstrap';
 import { ensureDevUser } from './platform/dev-user';
-import { createLogger } from './platform/logger';
+import { configOrExit, exitOnStartFailure, onShutdown, startLogging } from './platform/process';
 
 /** Process entry: config -> database -> queue -> HTTP server; SIGTERM/SIGINT shut down in reverse. */
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
-  const log = createLogger(config.logLevel);
-  log.info({ config: describeConfig(config) }, 'starting');
+  const config = configOrExit();
+  const log = startLogging(config, 'API');
 
   const database = await openDatabase(config, log);
   const services = await startServices(config, log, database, jobDefinitions);
@@ -44,34 +33,13 @@ async function main() {
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ port, public_url: config.publicUrl }, 'listening');
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const forced = setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + 15_000);
-    forced.unref();
-    try {
-      await http.close(config.shutdownTimeoutMs);
-      log.info('HTTP server closed');
-      await services.stop();
-      log.info('queue and database pool closed');
-      if (database.embedded?.owned) await database.embedded.stop();
-      log.info('stopped');
-      process.exit(0);
-    } catch (error) {
-      log.error({ err: error }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  onShutdown(log, config.shutdownTimeoutMs + 15_000, async () => {
+    await http.close(config.shutdownTimeoutMs);
+    log.info('HTTP server closed');
+    await services.stop();
+    log.info('queue and database pool closed');
+    if (database.embedded?.owned) await database.embedded.stop();
+  });
 }
 
-main().catch((error) => {
-  console.error('failed to start:', error);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

@@ -86,20 +86,12 @@ export class StampRequestInput {
   stamp_instance_ids?: string[] | null;
 }
 
-@InputType('SignerInput')
-export class SignerInput {
-  @Field(() => String, { nullable: true })
-  full_name?: string | null;
-
-  @Field(() => String, { nullable: true })
-  email?: string | null;
-
-  @Field(() => String, { nullable: true })
-  mobile?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'Required when `mobile` is given, e.g. `91` or `+91`.' })
-  country_code?: string | null;
-
+/**
+ * Everything about a signer except who they are: a template signer is exactly this (runtime-only options
+ * included, so that a template can refuse them by name), a session signer adds the person.
+ */
+@InputType('SignerLayoutInput')
+export class SignerLayoutInput {
   @Field(() => String, { nullable: true })
   reason?: string | null;
 
@@ -159,6 +151,21 @@ export class SignerInput {
 
   @Field(() => [ElementInput], { nullable: true })
   elements?: ElementInput[] | null;
+}
+
+@InputType('SignerInput')
+export class SignerInput extends SignerLayoutInput {
+  @Field(() => String, { nullable: true })
+  full_name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  email?: string | null;
+
+  @Field(() => String, { nullable: true })
+  mobile?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Required when `mobile` is given, e.g. `91` or `+91`.' })
+  country_code?: string | null;
 }
 
 /** The session-level part of a request, shared by initialize-esign and initialize-from-template. */

@@ -22,16 +22,14 @@ import {
 } from './session.types';
 import { inviteUrl, signerTokenBox } from './signer-token';
 
+/** The session-level options both ways of starting a session take. */
 @ArgsType()
-export class InitializeEsignArgs implements SessionRequest {
+export class SessionOptionsArgs {
   @Field(() => String, { nullable: true, description: '`aadhaar`, `suresign` or `pfx` (`pfx` needs `pfx_id` on each signer).' })
   sign_type?: string | null;
 
   @Field(() => Int, { nullable: true, description: '1 = OTP (default), 2 = biometric.' })
   auth_mode?: number | null;
-
-  @Field(() => String, { nullable: true, description: 'A PDF from upload-pdf.' })
-  file_id?: string | null;
 
   @Field(() => String, { nullable: true })
   folder?: string | null;
@@ -57,8 +55,14 @@ export class InitializeEsignArgs implements SessionRequest {
   @Field(() => EmailTemplateOverridesInput, { nullable: true })
   email_template_overrides?: EmailTemplateOverridesInput | null;
 
-  @Field(() => StampRequestInput, { nullable: true })
+  @Field(() => StampRequestInput, { nullable: true, description: 'Stamps to reserve: the amount flow or the explicit flow.' })
   stamp?: StampRequestInput | null;
+}
+
+@ArgsType()
+export class InitializeEsignArgs extends SessionOptionsArgs implements SessionRequest {
+  @Field(() => String, { nullable: true, description: 'A PDF from upload-pdf.' })
+  file_id?: string | null;
 
   @Field(() => [SignerInput], { nullable: true, description: 'At least one; they sign in this order.' })
   signers?: SignerInput[] | null;

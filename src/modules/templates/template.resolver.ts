@@ -1,9 +1,9 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../platform/errors';
 import type { RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
-import { EmailTemplateOverridesInput, StampRequestInput } from '../esign/session.inputs';
+import { SessionOptionsArgs } from '../esign/session.resolver';
 import { EsignSessionType, toSessionView } from '../esign/session.types';
 import { FileInfoType, toFileInfo } from '../files/file.types';
 import { initializeFromTemplate, type InitializeFromTemplateRequest } from './initialize-from-template';
@@ -41,42 +41,9 @@ class TemplateListArgs extends PageArgs {
 }
 
 @ArgsType()
-class InitializeFromTemplateArgs implements InitializeFromTemplateRequest {
+class InitializeFromTemplateArgs extends SessionOptionsArgs implements InitializeFromTemplateRequest {
   @Field(() => String, { nullable: true })
   template_id?: string | null;
-
-  @Field(() => String, { nullable: true })
-  sign_type?: string | null;
-
-  @Field(() => Int, { nullable: true })
-  auth_mode?: number | null;
-
-  @Field(() => Int, { nullable: true })
-  max_retry?: number | null;
-
-  @Field(() => String, { nullable: true })
-  folder?: string | null;
-
-  @Field(() => Boolean, { nullable: true })
-  allow_download?: boolean | null;
-
-  @Field(() => Int, { nullable: true })
-  expiry_seconds?: number | null;
-
-  @Field(() => String, { nullable: true })
-  redirect_url?: string | null;
-
-  @Field(() => String, { nullable: true })
-  backend?: string | null;
-
-  @Field(() => String, { nullable: true })
-  sender?: string | null;
-
-  @Field(() => StampRequestInput, { nullable: true })
-  stamp?: StampRequestInput | null;
-
-  @Field(() => EmailTemplateOverridesInput, { nullable: true })
-  email_template_overrides?: EmailTemplateOverridesInput | null;
 
   @Field(() => [TemplateRuntimeSignerInput], { nullable: true, description: 'Same count and order as the template signers.' })
   signers?: TemplateRuntimeSignerInput[] | null;
