@@ -6,7 +6,7 @@ import {
   EsignSessionsDocument,
   CancelEsignDocument,
 } from '../__generated__/graphql';
-import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';
 import { gql, rest } from '../helpers/clients';
 import { corpusFile } from '../helpers/fixtures';
 import { createSession, sessionBody, signatureAt, signerInput, uploadAsset, uploadPdf } from '../helpers/factories';
@@ -339,21 +339,14 @@ describe('session lifecycle', () => {
       for (let i = 0; i < 50; i++) {
         await createSession(app, user.token, sessionBody(pdf, { signers: [signer('A'), signer('B'), signer('C')] }));
       }
-      const knex = app.services.orm.em.getConnection().getKnex();
       const countStatements = async (size: number) => {
-        let statements = 0;
-        const listener = () => statements++;
-        knex.on('query', listener);
-        try {
+        return statementsDuring(app, async () => {
           const result = await gql(app, user.token, EsignSessionsDocument, { page: 1, size });
           expect(result.errors).toBeUndefined();
           expect(result.data!.esignSessions.items).toHaveLength(size);
           expect(result.data!.esignSessions.items.every((item) => item.signers.length === 3)).toBe(true);
           expect(result.data!.esignSessions.items[0].signers[0].elements[1].asset?.client_id).toBe(asset);
-        } finally {
-          knex.removeListener('query', listener);
-        }
-        return statements;
+        });
       };
       const one = await countStatements(1);
       const fifty = await countStatements(50);

@@ -103,3 +103,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   };
 }
+
+/** How many SQL statements the app ran while `run` ran (for the batching checks). */
+export async function statementsDuring(app: TestApp, run: () => Promise<void>): Promise<number> {
+  const knex = app.services.orm.em.getConnection().getKnex();
+  let statements = 0;
+  const listener = () => statements++;
+  knex.on('query', listener);
+  try {
+    await run();
+  } finally {
+    knex.removeListener('query', listener);
+  }
+  return statements;
+}

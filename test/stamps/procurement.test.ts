@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
-import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
 import { ROOT } from '../helpers/process';
 
@@ -185,14 +185,10 @@ describe('procurement', () => {
           'procurement',
         );
       }
-      const knex = app.services.orm.em.getConnection().getKnex();
       const query = `query ($size: Int!) { stampOrders(page: 1, size: $size) { items { client_id status_counts { available }
         stamps { stamp_id certificate_number pdf_file { client_id page_count } order { client_id } } } } }`;
       const statements = async (size: number) => {
-        let n = 0;
-        const listener = () => n++;
-        knex.on('query', listener);
-        try {
+        return statementsDuring(app, async () => {
           const response = await fetch(`${app.url}/graphql`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
@@ -206,10 +202,7 @@ describe('procurement', () => {
               (item: any) => item.stamps.length === 5 && item.stamps.every((s: any) => s.pdf_file.page_count === 1),
             ),
           ).toBe(true);
-        } finally {
-          knex.removeListener('query', listener);
-        }
-        return n;
+        });
       };
       expect(await statements(10)).toBe(await statements(1));
     });

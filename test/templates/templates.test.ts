@@ -9,7 +9,7 @@ import {
   UpdateTemplateDocument,
   type TemplateSignerInput,
 } from '../__generated__/graphql';
-import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';
 import { gql, rest, type RestResponse } from '../helpers/clients';
 import { FOUR_PAGE_PDF, signatureAt, uploadAsset, uploadPdf } from '../helpers/factories';
 import { MINIMAL_PDF } from '../helpers/fixtures';
@@ -880,12 +880,8 @@ describe('templates', () => {
           expect(started.status).toBe(200);
         }
       }
-      const knex = app.services.orm.em.getConnection().getKnex();
       const countStatements = async (size: number) => {
-        let statements = 0;
-        const listener = () => statements++;
-        knex.on('query', listener);
-        try {
+        return statementsDuring(app, async () => {
           const result = await gql(app, user.token, TemplatesNestedDocument, { page: 1, size });
           expect(result.errors).toBeUndefined();
           const items = result.data!.templates.items;
@@ -899,10 +895,7 @@ describe('templates', () => {
             expect(item.sessions[0].signers).toHaveLength(2);
             expect(item.sessions[0].signers[0].elements[1].asset?.client_id).toBe(asset);
           }
-        } finally {
-          knex.removeListener('query', listener);
-        }
-        return statements;
+        });
       };
       const one = await countStatements(1);
       const twenty = await countStatements(20);
