@@ -15,6 +15,7 @@ import { fileRestRoutes } from './modules/files/files.rest';
 import { templateRestRoutes } from './modules/templates/templates.rest';
 import { stampRestRoutes } from './modules/stamps/stamps.rest';
 import { walletRestRoutes } from './modules/wallet/wallet.rest';
+import { pfxRestRoutes } from './modules/pfx/pfx.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
@@ -37,6 +38,7 @@ export const restRoutes: RestRoute[] = [
   ...templateRestRoutes,
   ...stampRestRoutes,
   ...walletRestRoutes,
+  ...pfxRestRoutes,
 ];
 
 const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;

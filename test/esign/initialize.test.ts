@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EsignSessionDocument, InitializeEsignDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { uploadTestPfx } from '../helpers/pfx';
 import { gql, rest } from '../helpers/clients';
 import { initializeEsign, sessionBody, signatureAt, signerInput, uploadAsset, uploadPdf } from '../helpers/factories';
 
@@ -302,13 +303,31 @@ describe('initialize-esign', () => {
     const pfx = await refused(sessionBody(fileId, { sign_type: 'pfx' }), 400, 'invalid_sign_type');
     expect(pfx.map((e) => e.field)).toEqual(['signers[0].pfx_id']);
     await refused(sessionBody(fileId, { signers: [signerInput({ sign_type: 'pfx' })] }), 400, 'invalid_sign_type');
+    const pfxId = await uploadTestPfx(app, owner.token);
     const ok = await initializeEsign(
       app,
       owner.token,
-      sessionBody(fileId, { sign_type: 'pfx', signers: [signerInput({ pfx_id: 'pfx_abc' })] }),
+      sessionBody(fileId, { sign_type: 'pfx', signers: [signerInput({ pfx_id: pfxId })] }),
     );
     expect(ok.status).toBe(200);
-    expect((ok.body.data as any).signers[0].pfx_id).toBe('pfx_abc');
+    expect((ok.body.data as any).signers[0].pfx_id).toBe(pfxId);
+  });
+
+  it('accepts only the caller’s own, undeleted PFX certificates', async () => {
+    const theirs = await uploadTestPfx(app, other.token);
+    const pfxSigner = (pfx_id: string) => sessionBody(fileId, { sign_type: 'pfx', signers: [signerInput({ pfx_id })] });
+    expect(await refused(pfxSigner(theirs), 400, 'bad_request')).toEqual([
+      { field: 'signers[0].pfx_id', problem: 'no such PFX among yours (POST /api/v1/pfx/upload)' },
+    ]);
+    await refused(pfxSigner('pfx_unknown'), 400, 'bad_request');
+    const mine = await uploadTestPfx(app, owner.token);
+    const deleted = await fetch(new URL('/graphql', app.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+      body: JSON.stringify({ query: `mutation { deletePfx(pfx_id: "${mine}") { pfx_id } }` }),
+    });
+    expect(((await deleted.json()) as any).data.deletePfx.pfx_id).toBe(mine);
+    await refused(pfxSigner(mine), 400, 'bad_request');
   });
 
   it.each([

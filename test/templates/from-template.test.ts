@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploadTestPfx } from '../helpers/pfx';
 import { InitializeFromTemplateDocument, TemplateNestedDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { gql, rest, type RestResponse } from '../helpers/clients';
@@ -234,29 +235,42 @@ describe('initialize-from-template', () => {
       },
     ];
 
+    /** The cases name PFX certificates by role; each role is a real certificate of the owner's. */
+    const realPfx: Record<string, string> = {};
+    const withRealPfx = (record: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(record).map(([key, value]) => [
+          key,
+          typeof value === 'string' && value in realPfx ? realPfx[value] : value,
+        ]),
+      );
+    beforeAll(async () => {
+      for (const role of ['pfx_runtime', 'pfx_saved', 'pfx_given']) realPfx[role] = await uploadTestPfx(app, owner.token);
+    });
+
     for (const c of cases) {
       describe(c.field, () => {
         let template: any;
         // The runtime signer can satisfy every verification: it has an email and a mobile.
         const runtime = { full_name: 'Asha Rao', email: 'asha@example.com', mobile: '9876543210', country_code: '91' };
         beforeAll(async () => {
-          template = await saveTemplate({ signers: [{ reason: 'Base', ...c.saved, elements: [signatureAt()] }] });
+          template = await saveTemplate({ signers: [{ reason: 'Base', ...withRealPfx(c.saved), elements: [signatureAt()] }] });
         });
 
         it('the template default applies when the runtime gives none', async () => {
           const session = await started({ template_id: template.client_id, sign_type: 'suresign', signers: [runtime] });
-          expect(session.signers[0]).toMatchObject(c.fromTemplate);
+          expect(session.signers[0]).toMatchObject(withRealPfx(c.fromTemplate));
         });
 
         it('the runtime value beats the template default', async () => {
           const session = await started({
             template_id: template.client_id,
             sign_type: 'suresign',
-            signers: [{ ...runtime, ...c.given }],
+            signers: [{ ...runtime, ...withRealPfx(c.given) }],
           });
-          expect(session.signers[0]).toMatchObject(c.fromRuntime);
+          expect(session.signers[0]).toMatchObject(withRealPfx(c.fromRuntime));
           // Stored as answered.
-          expect((await sessionDetails(session.client_id)).signers[0]).toMatchObject(c.fromRuntime);
+          expect((await sessionDetails(session.client_id)).signers[0]).toMatchObject(withRealPfx(c.fromRuntime));
         });
       });
     }

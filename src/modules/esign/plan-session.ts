@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from '../files/stored-file.entity';
+import { PfxCredential } from '../pfx/pfx-credential.entity';
 import type { Actor } from '../users/access-tokens';
 import type { EmailTemplateOverrides, SignType } from './esign-session.entity';
 import { planStamp, type StampPlan } from './plan-stamp';
@@ -241,6 +242,16 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
       }
     });
   });
+  const pfxIds = [...new Set(signers.map((signer) => signer?.pfxId).filter((id): id is string => !!id?.startsWith('pfx_')))];
+  if (pfxIds.length > 0) {
+    const owned = new Set(
+      (await em.find(PfxCredential, { id: pfxIds, user: actor.userId, deletedAt: null })).map((pfx) => pfx.id),
+    );
+    signers.forEach((signer, index) => {
+      if (signer?.pfxId?.startsWith('pfx_') && !owned.has(signer.pfxId))
+        problems.invalidField(`signers[${index}].pfx_id`, 'no such PFX among yours (POST /api/v1/pfx/upload)');
+    });
+  }
   const error = problems.toError();
   if (error) throw error;
 

@@ -5,6 +5,7 @@ import { Wallet, WalletEntry } from '../../modules/wallet/wallet.entity';
 import { EsignSession } from '../../modules/esign/esign-session.entity';
 import { Signer } from '../../modules/esign/signer.entity';
 import { Template } from '../../modules/templates/template.entity';
+import { PfxCredential } from '../../modules/pfx/pfx-credential.entity';
 import { StampArticle, StampState } from '../../modules/stamps/stamp-reference.entity';
 import { StampInstance, StampOrder } from '../../modules/stamps/stamp-order.entity';
 
@@ -22,4 +23,5 @@ export const entities = [
   StampArticle,
   StampOrder,
   StampInstance,
+  PfxCredential,
 ];

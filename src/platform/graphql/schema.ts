@@ -7,6 +7,7 @@ import { ElementResolver, EsignSessionResolver } from '../../modules/esign/sessi
 import { TemplateResolver } from '../../modules/templates/template.resolver';
 import { StampInstanceResolver, StampOrderCountsResolver, StampOrderResolver } from '../../modules/stamps/stamp.resolver';
 import { WalletResolver } from '../../modules/wallet/wallet.resolver';
+import { PfxResolver } from '../../modules/pfx/pfx.resolver';
 import { depthLimitRule } from './depth-limit';
 
 export const resolvers = [
@@ -19,6 +20,7 @@ export const resolvers = [
   StampOrderCountsResolver,
   StampInstanceResolver,
   WalletResolver,
+  PfxResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

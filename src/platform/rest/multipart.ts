@@ -54,3 +54,50 @@ export function receiveMultipartFile(req: Request, field = 'file'): Promise<Rece
     req.pipe(parser);
   });
 }
+
+export interface SmallForm {
+  fields: Record<string, string>;
+  file: { filename: string; bytes: Buffer } | null;
+}
+
+/**
+ * Reads a whole small multipart form (fields and one file part named `field`) into memory; for uploads that
+ * are small by nature, such as a PKCS#12 file with its password. Over `maxFileBytes`: `file_too_large`.
+ */
+export function receiveSmallForm(req: Request, maxFileBytes: number, field = 'file'): Promise<SmallForm> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 5, fields: 20, fieldSize: 4096, fileSize: maxFileBytes + 1 } });
+    } catch {
+      req.resume();
+      resolve({ fields: {}, file: null });
+      return;
+    }
+    const form: SmallForm = { fields: {}, file: null };
+    let tooLarge = false;
+    parser.on('field', (name, value) => {
+      form.fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== field || form.file) {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => {
+        tooLarge = true;
+      });
+      stream.on('end', () => {
+        form.file = { filename: info.filename ?? 'certificate.pfx', bytes: Buffer.concat(chunks) };
+      });
+    });
+    parser.on('error', (error) => reject(new AppError('bad_request', { message: 'malformed multipart body', cause: error })));
+    parser.on('close', () => {
+      if (tooLarge) reject(new AppError('file_too_large', { errors: [{ field, problem: `larger than ${maxFileBytes} bytes` }] }));
+      else resolve(form);
+    });
+    req.pipe(parser);
+  });
+}
