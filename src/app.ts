@@ -16,6 +16,7 @@ import { templateRestRoutes } from './modules/templates/templates.rest';
 import { stampRestRoutes } from './modules/stamps/stamps.rest';
 import { walletRestRoutes } from './modules/wallet/wallet.rest';
 import { pfxRestRoutes } from './modules/pfx/pfx.rest';
+import { SIGNER_API, createSignerApi } from './modules/signing/signer-api';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
@@ -166,6 +167,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
   );
 
   app.use(REST_BASE, createRestRouter(services, schema, restRoutes));
+  app.use(SIGNER_API, createSignerApi(services));
 
   app.use((_req: Request, res: Response) => sendError(res, new AppError('not_found')));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

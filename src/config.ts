@@ -43,6 +43,8 @@ const envSchema = z.object({
     .string()
     .regex(/^\d{1,7}(\.\d{1,2})?$/, 'rupees with at most 2 decimals')
     .default('10.00'),
+  PLATFORM_SIGNING_PFX: optionalString,
+  PLATFORM_SIGNING_PFX_PASSWORD: z.string().optional(),
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
   STAMP_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(20),
@@ -80,6 +82,8 @@ export interface AppConfig {
   trustProxy: string | undefined;
   shutdownTimeoutMs: number;
   dbPoolMax: number;
+  /** The PKCS#12 suresign signatures are made with; unset in sandbox: a generated chain. */
+  platformSigningPfx?: { path: string; password: string };
   stamps: {
     feePerStampPaise: bigint;
     vendor: 'simulated';
@@ -117,6 +121,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     }
     if (!env.DATABASE_URL) {
       problems.push('DATABASE_URL: required when APP_ENV=production (the embedded database is for sandbox use)');
+    }
+    if (!env.PLATFORM_SIGNING_PFX) {
+      problems.push('PLATFORM_SIGNING_PFX: required when APP_ENV=production (the document-signing certificate for suresign)');
     }
     if (env.STAMP_VENDOR === 'simulated' && !env.ALLOW_SIMULATED_VENDOR) {
       problems.push('STAMP_VENDOR: the simulated vendor is refused when APP_ENV=production unless ALLOW_SIMULATED_VENDOR=true');
@@ -156,6 +163,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     dbPoolMax: env.DB_POOL_MAX,
+    platformSigningPfx: env.PLATFORM_SIGNING_PFX
+      ? { path: path.resolve(env.PLATFORM_SIGNING_PFX), password: env.PLATFORM_SIGNING_PFX_PASSWORD ?? '' }
+      : undefined,
     stamps: {
       feePerStampPaise: parseRupees(env.ESTAMP_FEE_PER_STAMP)!,
       vendor: env.STAMP_VENDOR,
@@ -174,6 +184,7 @@ export function describeConfig(config: AppConfig): Record<string, unknown> {
     ...config,
     databaseUrl: config.databaseUrl ? config.databaseUrl.replace(/\/\/([^@/]*)@/, '//***@') : 'embedded',
     stamps: { ...config.stamps, feePerStampPaise: config.stamps.feePerStampPaise.toString() },
+    platformSigningPfx: config.platformSigningPfx ? { path: config.platformSigningPfx.path, password: '***' } : undefined,
     urlSigningSecret: mask(config.urlSigningSecret),
     secretsEncryptionKey: mask(config.secretsEncryptionKey),
     storage:

@@ -82,6 +82,10 @@ export class EsignSession {
   @Property({ type: 'string', length: 16 })
   status: Opt<SessionStatus> = 'pending';
 
+  /** When the working PDF got its signature fields; from then on every change is an incremental update. */
+  @Property({ type: 'datetime', nullable: true })
+  preparedAt?: Date;
+
   @Property({ type: 'string', length: 500, nullable: true })
   cancelReason?: string;
 

@@ -21,3 +21,10 @@ export function bearerToken(header: string | undefined | null): string | null {
   const token = match[1];
   return token.startsWith(ACCESS_TOKEN_PREFIX) && token.length <= 200 ? token : null;
 }
+
+/** Any bearer credential, whatever its kind (signer tokens have no prefix). */
+export function bearerTokenOf(header: string | undefined | null): string | null {
+  if (!header) return null;
+  const match = BEARER.exec(header);
+  return match && match[1].length <= 200 ? match[1] : null;
+}

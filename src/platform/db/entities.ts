@@ -6,6 +6,7 @@ import { EsignSession } from '../../modules/esign/esign-session.entity';
 import { Signer } from '../../modules/esign/signer.entity';
 import { Template } from '../../modules/templates/template.entity';
 import { PfxCredential } from '../../modules/pfx/pfx-credential.entity';
+import { PlatformKey } from '../../modules/signing/platform-key.entity';
 import { StampArticle, StampState } from '../../modules/stamps/stamp-reference.entity';
 import { StampInstance, StampOrder } from '../../modules/stamps/stamp-order.entity';
 
@@ -24,4 +25,5 @@ export const entities = [
   StampOrder,
   StampInstance,
   PfxCredential,
+  PlatformKey,
 ];

@@ -7,6 +7,7 @@ import { Migration20261122001000_StampReferenceData } from './Migration202611220
 import { Migration20261122001534_StampSessions } from './Migration20261122001534_StampSessions';
 import { Migration20261122002541_IdempotencyFingerprint } from './Migration20261122002541_IdempotencyFingerprint';
 import { Migration20261122003234_PfxCredentials } from './Migration20261122003234_PfxCredentials';
+import { Migration20261122003820_Signing } from './Migration20261122003820_Signing';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122001534_StampSessions', class: Migration20261122001534_StampSessions },
   { name: 'Migration20261122002541_IdempotencyFingerprint', class: Migration20261122002541_IdempotencyFingerprint },
   { name: 'Migration20261122003234_PfxCredentials', class: Migration20261122003234_PfxCredentials },
+  { name: 'Migration20261122003820_Signing', class: Migration20261122003820_Signing },
 ];

@@ -1,0 +1,453 @@
+/**
+ * X.509 certificates for signing: the sandbox root CAs (the platform's document-signing chain, the sandbox ESP's
+ * CA), document-signing certificates issued by them, and the Aadhaar eSign certificate profile of the sandbox
+ * ESP. Self-contained: no database, no HTTP; the only clock read is the current time for a root's validity.
+ *
+ * Keys are RSA 2048 made by Node's crypto (node-forge's own key generation is far slower); certificates are
+ * built and signed (SHA-256 with RSA) by node-forge. Private keys are returned as unencrypted PKCS#8 PEM
+ * ("BEGIN PRIVATE KEY"); an issuer key may also be PKCS#1 ("BEGIN RSA PRIVATE KEY"), as `openPkcs12` returns.
+ * Issuers must hold RSA keys (node-forge signs with RSA only); the reading functions accept any certificate.
+ *
+ * Name values are written as UTF8String, so names such as "José Kumar" survive, except countryName and
+ * serialNumber, which X.520 requires as PrintableString. Names are written most general first (C, ST, postalCode,
+ * O, OU, pseudonym, serialNumber, CN) and shown most specific first, as RFC 4514 does: "CN=..., ST=..., C=IN".
+ */
+import { X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import forge from 'node-forge';
+
+export interface KeyAndCertificate {
+  privateKeyPem: string;
+  certificatePem: string;
+}
+
+export interface SubjectFields {
+  commonName: string;
+  organization?: string;
+  organizationalUnit?: string[];
+  /** Two-letter ISO 3166 code. */
+  country?: string;
+  state?: string;
+  postalCode?: string;
+  /** X.520 serialNumber (PrintableString characters only), not the certificate's serial number. */
+  serialNumber?: string;
+  pseudonym?: string;
+}
+
+/** Microsoft "Document Signing" extended key usage. */
+export const EKU_DOCUMENT_SIGNING = '1.3.6.1.4.1.311.10.3.12';
+/** Adobe "Authentic Documents Trust" extended key usage. */
+export const EKU_ADOBE_AUTHENTIC_DOCUMENTS = '1.2.840.113583.1.1.5';
+
+const OID = {
+  commonName: '2.5.4.3',
+  serialNumber: '2.5.4.5',
+  country: '2.5.4.6',
+  locality: '2.5.4.7',
+  state: '2.5.4.8',
+  street: '2.5.4.9',
+  organization: '2.5.4.10',
+  organizationalUnit: '2.5.4.11',
+  title: '2.5.4.12',
+  postalCode: '2.5.4.17',
+  surname: '2.5.4.4',
+  givenName: '2.5.4.42',
+  pseudonym: '2.5.4.65',
+  emailAddress: '1.2.840.113549.1.9.1',
+  domainComponent: '0.9.2342.19200300.100.1.25',
+  userId: '0.9.2342.19200300.100.1.1',
+} as const;
+
+/** Labels for `subjectString`: RFC 4514 short names where it has them, OpenSSL's names otherwise. */
+const LABELS: Record<string, string> = {
+  [OID.commonName]: 'CN',
+  [OID.serialNumber]: 'serialNumber',
+  [OID.country]: 'C',
+  [OID.locality]: 'L',
+  [OID.state]: 'ST',
+  [OID.street]: 'STREET',
+  [OID.organization]: 'O',
+  [OID.organizationalUnit]: 'OU',
+  [OID.title]: 'title',
+  [OID.postalCode]: 'postalCode',
+  [OID.surname]: 'SN',
+  [OID.givenName]: 'GN',
+  [OID.pseudonym]: 'pseudonym',
+  [OID.emailAddress]: 'emailAddress',
+  [OID.domainComponent]: 'DC',
+  [OID.userId]: 'UID',
+};
+
+const ROOT_VALIDITY_YEARS = 10;
+/** A root's notBefore is set this far in the past, so that a verifier whose clock lags still accepts it. */
+const ROOT_BACKDATE_MS = 24 * 60 * 60 * 1000;
+const SERIAL_BYTES = 16;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Issuing
+
+/** A self-signed root CA (RSA 2048, SHA-256), basicConstraints CA:true, keyUsage keyCertSign+cRLSign, ~10 years. */
+export function createRootCa(commonName: string, organization: string): KeyAndCertificate {
+  const keys = generateRsaKeyPair();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = randomSerialNumber();
+  const notBefore = new Date(Date.now() - ROOT_BACKDATE_MS);
+  notBefore.setUTCMilliseconds(0);
+  const notAfter = new Date(notBefore);
+  notAfter.setUTCFullYear(notAfter.getUTCFullYear() + ROOT_VALIDITY_YEARS);
+  cert.validity.notBefore = notBefore;
+  cert.validity.notAfter = notAfter;
+  const name = nameAttributes({ commonName, organization });
+  cert.setSubject(name);
+  cert.setIssuer(name);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(forge.pki.privateKeyFromPem(keys.privateKeyPem), forge.md.sha256.create());
+  return { privateKeyPem: keys.privateKeyPem, certificatePem: forge.pki.certificateToPem(cert) };
+}
+
+/**
+ * A certificate issued by `issuer`, for signing documents: keyUsage digitalSignature+nonRepudiation (critical),
+ * extKeyUsage Microsoft document signing and Adobe authentic documents trust, basicConstraints CA:false
+ * (critical), subjectKeyIdentifier and authorityKeyIdentifier (the issuer's subjectKeyIdentifier), a random
+ * 16-byte positive serial, and a fresh RSA 2048 key. The validity is taken as given (whole seconds; X.509 has no
+ * finer precision) and is not clamped to the issuer's.
+ */
+export function issueSigningCertificate(
+  issuer: KeyAndCertificate,
+  subject: SubjectFields,
+  validity: { notBefore: Date; notAfter: Date },
+): KeyAndCertificate {
+  const notBefore = wholeSeconds(validity.notBefore, 'validity.notBefore');
+  const notAfter = wholeSeconds(validity.notAfter, 'validity.notAfter');
+  if (notAfter.getTime() <= notBefore.getTime()) throw new RangeError('validity.notAfter must be after validity.notBefore');
+
+  const issuerCert = forge.pki.certificateFromPem(issuer.certificatePem);
+  const issuerKey = forge.pki.privateKeyFromPem(issuer.privateKeyPem);
+  const issuerPublic = issuerCert.publicKey as forge.pki.rsa.PublicKey;
+  if (issuerKey.n.compareTo(issuerPublic.n) !== 0 || issuerKey.e.compareTo(issuerPublic.e) !== 0) {
+    throw new Error("the issuer's private key does not match the issuer's certificate");
+  }
+
+  const subjectAttributes = nameAttributes(subject);
+
+  const keys = generateRsaKeyPair();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = randomSerialNumber();
+  cert.validity.notBefore = notBefore;
+  cert.validity.notAfter = notAfter;
+  cert.setSubject(subjectAttributes);
+  cert.setIssuer(reusableAttributes(issuerCert.subject.attributes));
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+    { name: 'extKeyUsage', [EKU_DOCUMENT_SIGNING]: true, [EKU_ADOBE_AUTHENTIC_DOCUMENTS]: true },
+    { name: 'subjectKeyIdentifier' },
+    // forge's `keyIdentifier: true` would take the new certificate's own key, so the issuer's is passed as bytes.
+    { name: 'authorityKeyIdentifier', keyIdentifier: subjectKeyIdentifierBytes(issuerCert) },
+  ]);
+  cert.sign(issuerKey, forge.md.sha256.create());
+  return { privateKeyPem: keys.privateKeyPem, certificatePem: forge.pki.certificateToPem(cert) };
+}
+
+/** A random positive certificate serial of exactly 16 bytes (126 random bits), as lowercase hex. */
+export function randomSerialNumber(): string {
+  const bytes = randomBytes(SERIAL_BYTES);
+  // 0x40-0x7f: positive (high bit clear) and never a leading zero, so the DER INTEGER is 16 bytes and minimal.
+  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
+  return bytes.toString('hex');
+}
+
+function generateRsaKeyPair(): { privateKeyPem: string; publicKey: forge.pki.rsa.PublicKey } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicExponent: 0x10001,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKey: forge.pki.publicKeyFromPem(publicKey) };
+}
+
+function wholeSeconds(date: Date, field: string): Date {
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) throw new RangeError(`${field} must be a valid Date`);
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
+
+function subjectKeyIdentifierBytes(cert: forge.pki.Certificate): string {
+  const extension = cert.getExtension('subjectKeyIdentifier') as { subjectKeyIdentifier?: string } | null;
+  if (extension?.subjectKeyIdentifier) return forge.util.hexToBytes(extension.subjectKeyIdentifier);
+  return cert.generateSubjectKeyIdentifier().getBytes();
+}
+
+const PRINTABLE_STRING = /^[A-Za-z0-9 '()+,\-./:=?]+$/;
+
+function nameAttributes(fields: SubjectFields): forge.pki.CertificateField[] {
+  if (typeof fields.commonName !== 'string') throw new RangeError('subject commonName is required');
+  const attributes: forge.pki.CertificateField[] = [];
+  const utf8 = (type: string, value: string | undefined, field: string) => {
+    if (value === undefined) return;
+    if (typeof value !== 'string' || value.trim() === '') throw new RangeError(`subject ${field} must be a non-empty string`);
+    attributes.push({ type, value, valueTagClass: stringTag(forge.asn1.Type.UTF8) });
+  };
+  if (fields.country !== undefined) {
+    if (!/^[A-Z]{2}$/.test(fields.country)) throw new RangeError('subject country must be a two-letter code such as IN');
+    attributes.push({ type: OID.country, value: fields.country, valueTagClass: stringTag(forge.asn1.Type.PRINTABLESTRING) });
+  }
+  utf8(OID.state, fields.state, 'state');
+  utf8(OID.postalCode, fields.postalCode, 'postalCode');
+  utf8(OID.organization, fields.organization, 'organization');
+  for (const unit of fields.organizationalUnit ?? []) utf8(OID.organizationalUnit, unit, 'organizationalUnit');
+  utf8(OID.pseudonym, fields.pseudonym, 'pseudonym');
+  if (fields.serialNumber !== undefined) {
+    if (!PRINTABLE_STRING.test(fields.serialNumber)) {
+      throw new RangeError("subject serialNumber must use PrintableString characters (letters, digits, space, '()+,-./:=?)");
+    }
+    attributes.push({
+      type: OID.serialNumber,
+      value: fields.serialNumber,
+      valueTagClass: stringTag(forge.asn1.Type.PRINTABLESTRING),
+    });
+  }
+  utf8(OID.commonName, fields.commonName, 'commonName');
+  return attributes;
+}
+
+/** forge reads `valueTagClass` as the value's ASN.1 type; @types/node-forge declares it as a class. */
+function stringTag(type: forge.asn1.Type): forge.asn1.Class {
+  return type as number as forge.asn1.Class;
+}
+
+/**
+ * A parsed name made fit to be written again. forge parses UTF8String values as raw UTF-8 bytes but encodes
+ * UTF8String values from text, so without decoding first a non-ASCII issuer name would be encoded twice and no
+ * longer match the issuer's subject. Other string types are written back byte for byte.
+ */
+function reusableAttributes(attributes: forge.pki.CertificateField[]): forge.pki.CertificateField[] {
+  return attributes.map((attribute) => ({
+    type: attribute.type,
+    valueTagClass: attribute.valueTagClass,
+    value:
+      (attribute.valueTagClass as number) === forge.asn1.Type.UTF8
+        ? forge.util.decodeUtf8(attribute.value as string)
+        : attribute.value,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The Aadhaar eSign profile of the sandbox ESP
+
+/**
+ * The identity the sandbox ESP puts into an Aadhaar eSign certificate (what Aadhaar e-KYC returns, minus the
+ * full number).
+ *
+ * Subject profile (DER order, most general first). It uses the attributes Indian eSign certificates carry
+ * (C=IN, state, postal code, O=Personal, serialNumber, pseudonym) but is this sandbox's own: it is not a copy of any
+ * real ESP's profile, and it holds the values in the clear so that `aadhaar_cert_details` can be read back:
+ *
+ * | attribute (OID)          | type            | value                                   | example               |
+ * |--------------------------|-----------------|-----------------------------------------|-----------------------|
+ * | C  countryName (2.5.4.6) | PrintableString | always `IN`                             | `IN`                  |
+ * | ST stateOrProvinceName   | UTF8String      | `state` as given                        | `Karnataka`           |
+ * | postalCode (2.5.4.17)    | UTF8String      | `pinCode`, 6 digits                     | `560001`              |
+ * | O  organizationName      | UTF8String      | always `Personal` (an individual)       | `Personal`            |
+ * | pseudonym (2.5.4.65)     | UTF8String      | `YOB:<yearOfBirth>;G:<gender>`          | `YOB:1990;G:M`        |
+ * | serialNumber (2.5.4.5)   | PrintableString | `XXXXXXXX` + `aadhaarLast4` (masked)    | `XXXXXXXX1234`        |
+ * | CN commonName (2.5.4.3)  | UTF8String      | `name` exactly as given                 | `José Kumar`          |
+ *
+ * A certificate is of this profile when all seven are present, O is `Personal`, serialNumber is eight `X` and
+ * four digits, pseudonym matches `YOB:dddd;G:M|F|T` and postalCode has six digits. The full Aadhaar number is
+ * never put into a certificate.
+ */
+export interface AadhaarIdentity {
+  name: string;
+  state: string;
+  /** Six-digit Indian postal index number. */
+  pinCode: string;
+  /** Four digits, e.g. "1990". */
+  yearOfBirth: string;
+  /** M(ale), F(emale) or T(ransgender), as UIDAI records it. */
+  gender: 'M' | 'F' | 'T';
+  /** The last four digits of the Aadhaar number. */
+  aadhaarLast4: string;
+}
+
+export interface AadhaarCertDetails {
+  name: string;
+  country: string;
+  state: string;
+  pin_code: string;
+  /** Masked: "XXXXXXXX" followed by the last four digits. */
+  aadhaar: string;
+  year_of_birth: string;
+  gender: string;
+}
+
+export const AADHAAR_ORGANIZATION = 'Personal';
+const MASKED_AADHAAR = /^X{8}([0-9]{4})$/;
+const PSEUDONYM = /^YOB:([0-9]{4});G:([MFT])$/;
+const PIN_CODE = /^[1-9][0-9]{5}$/;
+
+/** The subject of the sandbox ESP's Aadhaar eSign certificate for `identity` (profile: see `AadhaarIdentity`). */
+export function aadhaarSubject(identity: AadhaarIdentity): SubjectFields {
+  const { name, state, pinCode, yearOfBirth, gender, aadhaarLast4 } = identity;
+  if (typeof name !== 'string' || name.trim() === '') throw new RangeError('aadhaar identity: name is required');
+  if (typeof state !== 'string' || state.trim() === '') throw new RangeError('aadhaar identity: state is required');
+  if (!PIN_CODE.test(pinCode)) throw new RangeError('aadhaar identity: pinCode must be 6 digits');
+  if (!/^[0-9]{4}$/.test(yearOfBirth)) throw new RangeError('aadhaar identity: yearOfBirth must be 4 digits');
+  if (gender !== 'M' && gender !== 'F' && gender !== 'T') throw new RangeError('aadhaar identity: gender must be M, F or T');
+  if (!/^[0-9]{4}$/.test(aadhaarLast4)) throw new RangeError('aadhaar identity: aadhaarLast4 must be 4 digits');
+  return {
+    country: 'IN',
+    state,
+    postalCode: pinCode,
+    organization: AADHAAR_ORGANIZATION,
+    pseudonym: `YOB:${yearOfBirth};G:${gender}`,
+    serialNumber: `XXXXXXXX${aadhaarLast4}`,
+    commonName: name,
+  };
+}
+
+/**
+ * `aadhaar_cert_details` read back from a certificate of the sandbox ESP's Aadhaar profile (the inverse of
+ * `aadhaarSubject`), or null when the certificate's subject is not of that profile. Throws when `certificatePem`
+ * is not a certificate at all.
+ */
+export function readAadhaarCertDetails(certificatePem: string): AadhaarCertDetails | null {
+  const values = new Map<string, string[]>();
+  for (const { type, value } of readNames(certificatePem).subject) values.set(type, [...(values.get(type) ?? []), value]);
+  /** The attribute's value when it occurs exactly once. */
+  const one = (type: string) => {
+    const found = values.get(type);
+    return found?.length === 1 ? found[0]! : undefined;
+  };
+  const name = one(OID.commonName);
+  const country = one(OID.country);
+  const state = one(OID.state);
+  const pinCode = one(OID.postalCode);
+  const masked = MASKED_AADHAAR.exec(one(OID.serialNumber) ?? '');
+  const pseudonym = PSEUDONYM.exec(one(OID.pseudonym) ?? '');
+  if (!name || !country || !state || !pinCode || !PIN_CODE.test(pinCode) || !masked || !pseudonym) return null;
+  if (one(OID.organization) !== AADHAAR_ORGANIZATION) return null;
+  return {
+    name,
+    country,
+    state,
+    pin_code: pinCode,
+    aadhaar: masked[0],
+    year_of_birth: pseudonym[1]!,
+    gender: pseudonym[2]!,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading any certificate
+
+/**
+ * The certificate's subject as an RFC 4514 string, most specific first: "CN=José Kumar, ..., ST=Karnataka, C=IN".
+ * Values are shown as text (UTF-8 decoded); `,` `+` `"` `\` `<` `>` `;` and leading `#`/space or a trailing
+ * space are escaped with a backslash, as RFC 4514 requires.
+ */
+export function subjectString(certificatePem: string): string {
+  return formatName(readNames(certificatePem).subject);
+}
+
+export interface CertificateDescription {
+  /** RFC 4514, as `subjectString`. */
+  subject: string;
+  /** RFC 4514, as `subjectString`. */
+  issuer: string;
+  /** Lowercase hex, as node-forge and `openPkcs12` give it. */
+  serialNumber: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** Uppercase hex pairs separated by colons, as OpenSSL shows it. */
+  sha256Fingerprint: string;
+}
+
+export function describeCertificate(certificatePem: string): CertificateDescription {
+  const x509 = new X509Certificate(certificatePem);
+  const names = namesFromDer(x509.raw);
+  return {
+    subject: formatName(names.subject),
+    issuer: formatName(names.issuer),
+    serialNumber: x509.serialNumber.toLowerCase(),
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+    sha256Fingerprint: x509.fingerprint256,
+  };
+}
+
+/** True when `privateKeyPem` is the key of the certificate. */
+export function keyMatchesCertificate(privateKeyPem: string, certificatePem: string): boolean {
+  return new X509Certificate(certificatePem).checkPrivateKey(createPrivateKey(privateKeyPem));
+}
+
+interface NameAttribute {
+  type: string;
+  value: string;
+}
+
+/** Subject and issuer read with forge's DER parser only, so certificates with any key type (EC too) can be read. */
+function readNames(certificatePem: string): { subject: NameAttribute[]; issuer: NameAttribute[] } {
+  return namesFromDer(new X509Certificate(certificatePem).raw);
+}
+
+function namesFromDer(der: Buffer): { subject: NameAttribute[]; issuer: NameAttribute[] } {
+  const certificate = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')));
+  const tbs = (certificate.value as forge.asn1.Asn1[])[0]!;
+  const fields = tbs.value as forge.asn1.Asn1[];
+  // TBSCertificate: [0] version (absent in v1), serialNumber, signature, issuer, validity, subject, ...
+  const first = fields[0]!.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC ? 1 : 0;
+  return { issuer: parseName(fields[first + 2]!), subject: parseName(fields[first + 4]!) };
+}
+
+function parseName(name: forge.asn1.Asn1): NameAttribute[] {
+  const attributes: NameAttribute[] = [];
+  for (const rdn of name.value as forge.asn1.Asn1[]) {
+    for (const pair of rdn.value as forge.asn1.Asn1[]) {
+      const [oid, value] = pair.value as forge.asn1.Asn1[];
+      attributes.push({ type: forge.asn1.derToOid(oid!.value as string), value: decodeString(value!) });
+    }
+  }
+  return attributes;
+}
+
+function decodeString(value: forge.asn1.Asn1): string {
+  const bytes = Buffer.from(typeof value.value === 'string' ? value.value : '', 'binary');
+  switch (value.type as number) {
+    case forge.asn1.Type.UTF8:
+      return bytes.toString('utf8');
+    case forge.asn1.Type.BMPSTRING: {
+      let text = '';
+      for (let i = 0; i + 1 < bytes.length; i += 2) text += String.fromCharCode(bytes.readUInt16BE(i));
+      return text;
+    }
+    case 28: {
+      // UniversalString: UCS-4 big-endian.
+      let text = '';
+      for (let i = 0; i + 3 < bytes.length; i += 4) text += String.fromCodePoint(bytes.readUInt32BE(i));
+      return text;
+    }
+    default:
+      // PrintableString, IA5String, TeletexString (read as Latin-1, as most software does).
+      return bytes.toString('latin1');
+  }
+}
+
+function formatName(attributes: NameAttribute[]): string {
+  return [...attributes]
+    .reverse()
+    .map(({ type, value }) => `${LABELS[type] ?? type}=${escapeValue(value)}`)
+    .join(', ');
+}
+
+function escapeValue(value: string): string {
+  let escaped = value.replace(/[,+"\\<>;]/g, (char) => `\\${char}`);
+  if (escaped.startsWith('#') || escaped.startsWith(' ')) escaped = `\\${escaped}`;
+  if (value.length > 1 && value.endsWith(' ')) escaped = `${escaped.slice(0, -1)}\\ `;
+  return escaped;
+}

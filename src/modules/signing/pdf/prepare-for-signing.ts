@@ -1,0 +1,110 @@
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef, PDFString, type PDFPage } from 'pdf-lib';
+
+/** A placed box, in the API's units: PDF points from the top-left of the page, y down. */
+export interface Box {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface SignerLayout {
+  /** The signature field's name (`/T`); signing finds the field by it. */
+  fieldName: string;
+  /** Where the signature appearance goes; none: an invisible signature. */
+  signatureBoxes: Box[];
+}
+
+export interface ImagePlacement extends Box {
+  bytes: Uint8Array;
+  mime: 'image/png' | 'image/jpeg';
+}
+
+/**
+ * The PDF rectangle `[llx, lly, urx, ury]` of a box given from the top-left of the page's visible area
+ * (its crop box). Rotated pages are placed in their unrotated coordinates.
+ */
+export function pdfRect(page: PDFPage, box: Box): [number, number, number, number] {
+  const crop = page.getCropBox();
+  const left = crop.x + box.x;
+  const top = crop.y + crop.height - box.y;
+  return [left, top - box.height, left + box.width, top];
+}
+
+/**
+ * The one pdf-lib rewrite of a document, before any signature: `image` elements are drawn, and every signer
+ * gets an empty signature field with one widget per placement. After this, every change is an incremental
+ * update, so no signature is ever broken by a later rewrite. Saved without object streams (classic xref),
+ * which the incremental writer relies on.
+ */
+export async function prepareForSigning(
+  pdf: Uint8Array,
+  signers: SignerLayout[],
+  images: ImagePlacement[] = [],
+): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const pages = doc.getPages();
+
+  for (const image of images) {
+    const page = pages[image.page];
+    const embedded = image.mime === 'image/png' ? await doc.embedPng(image.bytes) : await doc.embedJpg(image.bytes);
+    const [llx, lly, urx, ury] = pdfRect(page, image);
+    page.drawImage(embedded, { x: llx, y: lly, width: urx - llx, height: ury - lly });
+  }
+
+  const context = doc.context;
+  let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  if (!acroForm) {
+    acroForm = context.obj({ Fields: [] });
+    doc.catalog.set(PDFName.of('AcroForm'), context.register(acroForm));
+  }
+  let fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (!fields) {
+    fields = context.obj([]);
+    acroForm.set(PDFName.of('Fields'), fields);
+  }
+  // SignaturesExist | AppendOnly: viewers must keep later changes incremental.
+  acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+
+  for (const signer of signers) {
+    // The signature field is its own widget, at the first placement (hidden and empty when there is none):
+    // one signature per signer, in the shape every reader understands.
+    const [first, ...more] = signer.signatureBoxes;
+    const page = pages[first?.page ?? 0];
+    const fieldRef = context.register(
+      context.obj({
+        FT: 'Sig',
+        T: PDFString.of(signer.fieldName),
+        Type: 'Annot',
+        Subtype: 'Widget',
+        Rect: first ? pdfRect(page, first) : [0, 0, 0, 0],
+        // Print and Locked; an invisible signature is also Hidden.
+        F: first ? 4 | 128 : 2 | 4 | 128,
+        P: page.ref,
+      }),
+    );
+    addAnnotation(page, fieldRef);
+    fields.push(fieldRef);
+    // Further placements show the same appearance: stamp annotations named after the field, empty until signed.
+    more.forEach((box, index) => {
+      const extraPage = pages[box.page];
+      const stamp = context.obj({
+        Type: 'Annot',
+        Subtype: 'Stamp',
+        Rect: pdfRect(extraPage, box),
+        F: 4 | 128,
+        P: extraPage.ref,
+        NM: PDFString.of(`${signer.fieldName}#${index + 1}`),
+      });
+      addAnnotation(extraPage, context.register(stamp));
+    });
+  }
+  return doc.save({ useObjectStreams: false });
+}
+
+function addAnnotation(page: PDFPage, ref: PDFRef): void {
+  const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
+  if (annots) annots.push(ref);
+  else page.node.set(PDFName.of('Annots'), page.doc.context.obj([ref]));
+}

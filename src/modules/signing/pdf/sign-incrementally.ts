@@ -1,0 +1,206 @@
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString } from 'pdf-lib';
+
+/** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
+export const SIGNATURE_BYTES = 32_768;
+const BYTE_RANGE_PLACEHOLDER = '/ByteRange [0 0000000000 0000000000 0000000000]';
+
+export interface SignatureDetails {
+  /** The field prepared for this signer (`/T`). */
+  fieldName: string;
+  signerName: string;
+  reason?: string;
+  location?: string;
+  time: Date;
+  /** Lines drawn in each visible widget, top to bottom. */
+  appearanceLines: string[];
+  /** Produces the CMS (DER) over exactly the bytes the ByteRange covers. */
+  sign(content: Uint8Array): Promise<Uint8Array>;
+}
+
+/** PDF date: D:YYYYMMDDHHmmSS+00'00' */
+export function pdfDate(date: Date): string {
+  const iso = date.toISOString();
+  return `D:${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}+00'00'`;
+}
+
+/** A literal string Helvetica (WinAnsi) can show: escaped, and unknown characters replaced. */
+function literal(text: string): string {
+  const printable = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]/g, '?');
+  return `(${printable.replace(/([\\()])/g, '\\$1')})`;
+}
+
+function findField(doc: PDFDocument, name: string): { fieldRef: PDFRef; field: PDFDict } {
+  const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
+  for (const ref of fields.asArray()) {
+    const field = doc.context.lookup(ref, PDFDict);
+    const title = field.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString);
+    if (ref instanceof PDFRef && title?.decodeText() === name) return { fieldRef: ref, field };
+  }
+  throw new Error(`no signature field ${name} in the prepared document`);
+}
+
+function appearanceStream(lines: string[], width: number, height: number): string {
+  const size = Math.max(4, Math.min(11, (height - 6) / Math.max(1, lines.length) / 1.25));
+  const widest = Math.max(1, ...lines.map((line) => line.length));
+  // Helvetica averages about half an em per character: shrink long lines to fit the box.
+  const fontSize = Math.max(3, Math.min(size, (width - 8) / (widest * 0.56)));
+  const leading = fontSize * 1.25;
+  const operations = [
+    'q',
+    // An opaque card, so the appearance stays legible over page content.
+    '0.97 0.98 1 rg',
+    `0 0 ${width.toFixed(2)} ${height.toFixed(2)} re f`,
+    '0.12 0.23 0.55 RG 0.8 w',
+    `0.4 0.4 ${Math.max(0, width - 0.8).toFixed(2)} ${Math.max(0, height - 0.8).toFixed(2)} re S`,
+    'BT',
+    `/F1 ${fontSize.toFixed(2)} Tf 0.05 0.1 0.3 rg`,
+    `4 ${(height - 3 - fontSize).toFixed(2)} Td ${leading.toFixed(2)} TL`,
+    ...lines.map((line, index) => `${index === 0 ? '' : 'T* '}${literal(line)} Tj`),
+    'ET',
+    'Q',
+  ];
+  return operations.join('\n');
+}
+
+function placementStamps(doc: PDFDocument, fieldName: string): PDFRef[] {
+  const found: PDFRef[] = [];
+  for (const page of doc.getPages()) {
+    for (const ref of page.node.lookupMaybe(PDFName.of('Annots'), PDFArray)?.asArray() ?? []) {
+      if (!(ref instanceof PDFRef)) continue;
+      const annotation = doc.context.lookupMaybe(ref, PDFDict);
+      const name = annotation?.lookupMaybe(PDFName.of('NM'), PDFString, PDFHexString)?.decodeText();
+      if (name?.startsWith(`${fieldName}#`)) found.push(ref);
+    }
+  }
+  return found;
+}
+
+/**
+ * Signs the prepared field `fieldName` by appending one incremental update: a signature dictionary, the
+ * field's value, and an appearance for each of its widgets. Nothing before the update changes, so every
+ * earlier signature stays valid; the new one covers the whole file but its own /Contents.
+ */
+export async function signIncrementally(pdf: Uint8Array, details: SignatureDetails): Promise<Uint8Array> {
+  const original = Buffer.from(pdf);
+  const tail = original.subarray(Math.max(0, original.length - 1024)).toString('latin1');
+  const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+  if (!startxref) throw new Error('no startxref at the end of the document');
+
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const context = doc.context;
+  const { fieldRef, field } = findField(doc, details.fieldName);
+  if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
+  // The field is its own widget; further placements are stamp annotations named `<field>#<n>`.
+  const widgets = [fieldRef, ...placementStamps(doc, details.fieldName)];
+
+  const objects: { ref: PDFRef; body: string | Buffer }[] = [];
+  const sigRef = context.nextRef();
+  const fontRef = context.nextRef();
+  const contentsPlaceholder = `<${'0'.repeat(SIGNATURE_BYTES * 2)}>`;
+  const signatureDictionary = [
+    '<<',
+    '/Type /Sig',
+    '/Filter /Adobe.PPKLite',
+    '/SubFilter /ETSI.CAdES.detached',
+    BYTE_RANGE_PLACEHOLDER,
+    `/Contents ${contentsPlaceholder}`,
+    `/M ${literal(pdfDate(details.time))}`,
+    `/Name ${literal(details.signerName)}`,
+    ...(details.reason ? [`/Reason ${literal(details.reason)}`] : []),
+    ...(details.location ? [`/Location ${literal(details.location)}`] : []),
+    '>>',
+  ].join('\n');
+  objects.push({ ref: sigRef, body: signatureDictionary });
+  objects.push({ ref: fontRef, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>' });
+
+  const signedField = field.clone(context);
+  for (const kidRef of widgets) {
+    const widget = kidRef === fieldRef ? signedField : context.lookup(kidRef, PDFDict).clone(context);
+    const rect = widget
+      .lookup(PDFName.of('Rect'), PDFArray)
+      .asArray()
+      .map((n) => (n as PDFNumber).asNumber());
+    const width = Math.abs(rect[2] - rect[0]);
+    const height = Math.abs(rect[3] - rect[1]);
+    if (width > 0 && height > 0) {
+      const apRef = context.nextRef();
+      const content = Buffer.from(appearanceStream(details.appearanceLines, width, height), 'latin1');
+      objects.push({
+        ref: apRef,
+        body: Buffer.concat([
+          Buffer.from(
+            `<< /Type /XObject /Subtype /Form /BBox [0 0 ${width.toFixed(2)} ${height.toFixed(2)}] /Resources << /Font << /F1 ${fontRef.toString()} >> >> /Length ${content.length} >>\nstream\n`,
+            'latin1',
+          ),
+          content,
+          Buffer.from('\nendstream', 'latin1'),
+        ]),
+      });
+      widget.set(PDFName.of('AP'), context.obj({ N: apRef }));
+    }
+    if (kidRef !== fieldRef) objects.push({ ref: kidRef, body: widget.toString() });
+  }
+  signedField.set(PDFName.of('V'), sigRef);
+  objects.push({ ref: fieldRef, body: signedField.toString() });
+
+  // The update: objects, an xref section for exactly them, and a trailer chained to the previous one.
+  const parts: Buffer[] = [original, Buffer.from('\n', 'latin1')];
+  let offset = original.length + 1;
+  const offsets = new Map<number, number>();
+  for (const object of objects.sort((a, b) => a.ref.objectNumber - b.ref.objectNumber)) {
+    const head = Buffer.from(`${object.ref.objectNumber} ${object.ref.generationNumber} obj\n`, 'latin1');
+    const body = typeof object.body === 'string' ? Buffer.from(object.body, 'latin1') : object.body;
+    const chunk = Buffer.concat([head, body, Buffer.from('\nendobj\n', 'latin1')]);
+    offsets.set(object.ref.objectNumber, offset);
+    parts.push(chunk);
+    offset += chunk.length;
+  }
+  const xrefOffset = offset;
+  const numbers = [...offsets.keys()].sort((a, b) => a - b);
+  const xref = ['xref'];
+  for (let i = 0; i < numbers.length;) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
+    xref.push(`${numbers[i]} ${j - i + 1}`);
+    for (let k = i; k <= j; k++) {
+      const generation = objects.find((object) => object.ref.objectNumber === numbers[k])!.ref.generationNumber;
+      xref.push(`${String(offsets.get(numbers[k])).padStart(10, '0')} ${String(generation).padStart(5, '0')} n\r`);
+    }
+    i = j + 1;
+  }
+  const trailerInfo = context.trailerInfo;
+  const trailer = context.obj({
+    Size: context.largestObjectNumber + 1,
+    Root: trailerInfo.Root,
+    ...(trailerInfo.Info ? { Info: trailerInfo.Info } : {}),
+    ...(trailerInfo.ID ? { ID: trailerInfo.ID } : {}),
+    Prev: Number(startxref[1]),
+  });
+  parts.push(Buffer.from(`${xref.join('\n')}\ntrailer\n${trailer.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`, 'latin1'));
+  const updated = Buffer.concat(parts);
+
+  // The ByteRange covers everything but the /Contents hex string of this signature.
+  const signatureStart = offsets.get(sigRef.objectNumber)!;
+  const contentsAt =
+    updated.indexOf(`/Contents ${contentsPlaceholder.slice(0, 8)}`, signatureStart, 'latin1') + '/Contents '.length;
+  const contentsEnd = contentsAt + contentsPlaceholder.length;
+  const byteRange = `/ByteRange [0 ${contentsAt} ${contentsEnd} ${updated.length - contentsEnd}]`;
+  if (byteRange.length > BYTE_RANGE_PLACEHOLDER.length) throw new Error('document too large for the ByteRange placeholder');
+  const rangeAt = updated.indexOf(BYTE_RANGE_PLACEHOLDER, signatureStart, 'latin1');
+  updated.write(byteRange.padEnd(BYTE_RANGE_PLACEHOLDER.length, ' '), rangeAt, 'latin1');
+
+  const cms = await details.sign(Buffer.concat([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
+  if (cms.length > SIGNATURE_BYTES) throw new Error(`the signature (${cms.length} bytes) does not fit its placeholder`);
+  updated.write(
+    Buffer.from(cms)
+      .toString('hex')
+      .toUpperCase()
+      .padEnd(SIGNATURE_BYTES * 2, '0'),
+    contentsAt + 1,
+    'latin1',
+  );
+  return updated;
+}

@@ -1,0 +1,208 @@
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { rest, type Envelope } from '../helpers/clients';
+import { createSession, sessionBody, signatureAt, signerInput, uploadAsset, uploadPdf } from '../helpers/factories';
+import { corpusPdfs, corpusFile } from '../helpers/fixtures';
+import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck, signaturesOf } from '../helpers/pdf-signatures';
+import { uploadTestPfx } from '../helpers/pfx';
+
+const UNSIGNABLE = new Set([
+  '005-libreoffice-writer-password/libreoffice-writer-password.pdf',
+  '017-unreadable-meta-data/unreadablemetadata.pdf',
+]);
+
+describe('signing sessions (suresign and pfx)', () => {
+  let app: TestApp;
+  let owner: TestUser;
+  let pfxId: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    owner = await app.createUser();
+    pfxId = await uploadTestPfx(app, owner.token, { commonName: 'Acme Legal Seal' });
+    if (!hasPdfsig) console.warn('pdfsig (poppler-utils) is not installed: signatures are verified in-process only');
+  });
+  afterAll(async () => app.close());
+
+  async function signerCall<T = any>(method: 'GET' | 'POST', path: string, token: string, json?: unknown) {
+    const response = await fetch(new URL(`/signer-api${path}`, app.url), {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+      body: json ? JSON.stringify(json) : undefined,
+    });
+    return { status: response.status, body: (await response.json()) as Envelope<T> };
+  }
+
+  async function finalDocument(clientId: string): Promise<Buffer> {
+    const link = await rest<any>(app, 'GET', '/esign/download-pdf', { token: owner.token, query: { client_id: clientId } });
+    expect(link.status).toBe(200);
+    return Buffer.from(await (await fetch(link.body.data.url)).arrayBuffer());
+  }
+
+  /** A completed document: every signature valid, the last one over the whole file, readable by poppler and qpdf. */
+  async function expectValidlySigned(pdf: Buffer, signatures: number) {
+    const embedded = await signaturesOf(pdf);
+    expect(embedded).toHaveLength(signatures);
+    for (const signature of embedded) {
+      expect(
+        signature.verification.digestValid && signature.verification.signatureValid,
+        signature.verification.problems.join('; '),
+      ).toBe(true);
+    }
+    expect(embedded.at(-1)!.coversWholeFile).toBe(true);
+    expect(embedded.slice(0, -1).every((signature) => !signature.coversWholeFile)).toBe(true);
+    if (hasPdfsig) {
+      const report = pdfsigReport(pdf);
+      expect(report).toHaveLength(signatures);
+      expect(report.every((entry) => entry.valid)).toBe(true);
+      expect(report.at(-1)!.total).toBe(true);
+    }
+    if (hasQpdf) qpdfCheck(pdf);
+    await PDFDocument.load(pdf);
+    return embedded;
+  }
+
+  it('signs each signer in turn through the signer API and completes the session', async () => {
+    const file = await uploadPdf(app, owner.token);
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, {
+        signers: [
+          signerInput({ full_name: 'Asha Rao', reason: 'Party', elements: [signatureAt(0, 72, 640), signatureAt(3, 72, 500)] }),
+          signerInput({ full_name: 'Acme Legal', sign_type: 'pfx', pfx_id: pfxId, elements: [signatureAt(3, 300, 500)] }),
+          signerInput({ full_name: 'José Witness', elements: [] }),
+        ],
+      }),
+    );
+    const [first, second, third] = session.signers;
+
+    // Out of turn, without consent, or with an integrator token: refused, nothing signed.
+    expect((await signerCall('POST', '/sign', second.token, { consent: true })).status).toBe(409);
+    expect((await signerCall('POST', '/sign', first.token, {})).status).toBe(400);
+    expect((await signerCall('POST', '/sign', owner.token, { consent: true })).status).toBe(401);
+    expect((await signerCall('GET', '/session', 'not-a-token')).status).toBe(401);
+
+    const view = await signerCall('GET', '/session', first.token);
+    expect(view.body.data).toMatchObject({ signer: { full_name: 'Asha Rao', eligible: true }, whose_turn: { position: 0 } });
+    expect(JSON.stringify(view.body.data)).not.toContain(second.token);
+    const doc = await fetch(new URL('/signer-api/document', app.url), { headers: { authorization: `Bearer ${first.token}` } });
+    expect(doc.headers.get('content-type')).toBe('application/pdf');
+
+    for (const [index, signer] of [first, second, third].entries()) {
+      const signed = await signerCall('POST', '/sign', signer.token, { consent: true });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+      expect(signed.body.data.signer.status).toBe('completed');
+      const details = (
+        await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } })
+      ).body.data;
+      expect(details.signer_idx).toBe(index + 1);
+      expect(details.status).toBe(index === 2 ? 'completed' : 'pending');
+    }
+    // Signing twice is refused.
+    expect((await signerCall('POST', '/sign', third.token, { consent: true })).status).toBe(409);
+
+    const pdf = await finalDocument(session.client_id);
+    const signatures = await expectValidlySigned(pdf, 3);
+    expect(signatures.map((s) => s.verification.signerSubject)).toEqual([
+      expect.stringContaining('Esign Sandbox Document Signer'),
+      expect.stringContaining('Acme Legal Seal'),
+      expect.stringContaining('Esign Sandbox Document Signer'),
+    ]);
+    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(4);
+  });
+
+  it('signs a session whose document carries stamp pages and image elements', async () => {
+    const file = await uploadPdf(app, owner.token);
+    const asset = await uploadAsset(app, owner.token);
+    const order = await rest<any>(app, 'POST', '/stamps/create-order', {
+      token: owner.token,
+      json: {
+        state_code: 'MH',
+        article_id: 'MH-5',
+        first_party_name: 'A',
+        second_party_name: 'B',
+        stamp_duty_amount: 100,
+        consideration_amount: 1,
+        quantity: 1,
+        mock: true,
+      },
+    });
+    for (let i = 0; i < 100; i++) {
+      const status = await rest<any>(app, 'GET', '/stamps/order-status', {
+        token: owner.token,
+        query: { client_id: order.body.data.client_id },
+      });
+      if (status.body.data.status_counts.available === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, {
+        stamp: { amount: '100', state_code: 'MH', article_id: 'MH-5' },
+        signers: [
+          signerInput({
+            elements: [signatureAt(1, 72, 600), { x: 300, y: 600, page: 1, type: 'image', alignment: 'left', value: asset }],
+          }),
+        ],
+      }),
+    );
+    expect((await signerCall('POST', '/sign', session.signers[0].token, { consent: true })).status).toBe(200);
+    const pdf = await finalDocument(session.client_id);
+    await expectValidlySigned(pdf, 1);
+    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(5);
+    const stamps = await rest<any>(app, 'GET', '/stamps/order-status', {
+      token: owner.token,
+      query: { client_id: order.body.data.client_id },
+    });
+    expect(stamps.body.data.status_counts.used).toBe(1);
+  });
+
+  it('refuses to sign a cancelled session, and a PFX deleted in between', async () => {
+    const file = await uploadPdf(app, owner.token);
+    const cancelled = await createSession(app, owner.token, sessionBody(file));
+    await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: cancelled.client_id } });
+    expect((await signerCall('POST', '/sign', cancelled.signers[0].token, { consent: true })).status).toBe(409);
+
+    const ephemeral = await uploadTestPfx(app, owner.token);
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, { sign_type: 'pfx', signers: [signerInput({ pfx_id: ephemeral })] }),
+    );
+    await fetch(new URL('/graphql', app.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+      body: JSON.stringify({ query: `mutation { deletePfx(pfx_id: "${ephemeral}") { pfx_id } }` }),
+    });
+    const refused = await signerCall('POST', '/sign', session.signers[0].token, { consent: true });
+    expect(refused.status).toBe(409);
+  });
+
+  describe('every unprotected PDF of the corpus', () => {
+    for (const entry of corpusPdfs().filter((e) => !e.encrypted && !UNSIGNABLE.has(e.path))) {
+      it(`${entry.path}: suresign, pfx and suresign again, all valid`, async () => {
+        const file = await uploadPdf(app, owner.token, corpusFile(entry.path), entry.path.split('/').pop());
+        const last = entry.pages - 1;
+        const session = await createSession(
+          app,
+          owner.token,
+          sessionBody(file, {
+            signers: [
+              signerInput({ full_name: 'First Signer', elements: [signatureAt(0, 40, 40)] }),
+              signerInput({ full_name: 'Seal', sign_type: 'pfx', pfx_id: pfxId, elements: [signatureAt(last, 40, 120)] }),
+              signerInput({ full_name: 'Third Signer', elements: [signatureAt(last, 240, 120)] }),
+            ],
+          }),
+        );
+        for (const signer of session.signers) {
+          const signed = await signerCall('POST', '/sign', signer.token, { consent: true });
+          expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+        }
+        await expectValidlySigned(await finalDocument(session.client_id), 3);
+      });
+    }
+  });
+});
