@@ -17,6 +17,7 @@ import { stampRestRoutes } from './modules/stamps/stamps.rest';
 import { walletRestRoutes } from './modules/wallet/wallet.rest';
 import { pfxRestRoutes } from './modules/pfx/pfx.rest';
 import { SIGNER_API, createSignerApi } from './modules/signing/signer-api';
+import { verifyRestRoutes } from './modules/signing/verify.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
@@ -40,6 +41,7 @@ export const restRoutes: RestRoute[] = [
   ...stampRestRoutes,
   ...walletRestRoutes,
   ...pfxRestRoutes,
+  ...verifyRestRoutes,
 ];
 
 const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;

@@ -19,8 +19,8 @@ export async function signaturesOf(pdf: Buffer): Promise<EmbeddedSignature[]> {
   const pattern = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
     const range = match.slice(1, 5).map(Number) as [number, number, number, number];
-    const contentsHex = text.slice(range[1] + 1, range[2] - 1).replace(/0+$/, '');
-    const cms = Buffer.from(contentsHex.length % 2 ? `${contentsHex}0` : contentsHex, 'hex');
+    // The whole /Contents: the CMS and the zero padding after it (the verifier reads the DER length itself).
+    const cms = Buffer.from(text.slice(range[1] + 1, range[2] - 1), 'hex');
     const content = Buffer.concat([pdf.subarray(range[0], range[0] + range[1]), pdf.subarray(range[2], range[2] + range[3])]);
     found.push({
       byteRange: range,

@@ -6,13 +6,14 @@ import { createSession, sessionBody, signatureAt, signerInput, uploadAsset, uplo
 import { corpusPdfs, corpusFile } from '../helpers/fixtures';
 import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck, signaturesOf } from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
+import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 
 const UNSIGNABLE = new Set([
   '005-libreoffice-writer-password/libreoffice-writer-password.pdf',
   '017-unreadable-meta-data/unreadablemetadata.pdf',
 ]);
 
-describe('signing sessions (suresign and pfx)', () => {
+describe('signing sessions (aadhaar, suresign and pfx)', () => {
   let app: TestApp;
   let owner: TestUser;
   let pfxId: string;
@@ -182,8 +183,11 @@ describe('signing sessions (suresign and pfx)', () => {
   });
 
   describe('every unprotected PDF of the corpus', () => {
+    async function call(path: string, token: string, json: unknown) {
+      return signerCall('POST', path, token, json);
+    }
     for (const entry of corpusPdfs().filter((e) => !e.encrypted && !UNSIGNABLE.has(e.path))) {
-      it(`${entry.path}: suresign, pfx and suresign again, all valid`, async () => {
+      it(`${entry.path}: aadhaar, suresign and pfx, all valid`, async () => {
         const file = await uploadPdf(app, owner.token, corpusFile(entry.path), entry.path.split('/').pop());
         const last = entry.pages - 1;
         const session = await createSession(
@@ -191,17 +195,37 @@ describe('signing sessions (suresign and pfx)', () => {
           owner.token,
           sessionBody(file, {
             signers: [
-              signerInput({ full_name: 'First Signer', elements: [signatureAt(0, 40, 40)] }),
+              signerInput({
+                full_name: 'Meera Iyer',
+                sign_type: 'aadhaar',
+                name_match: true,
+                elements: [signatureAt(0, 40, 40)],
+              }),
+              signerInput({ full_name: 'Second Signer', elements: [signatureAt(last, 240, 120)] }),
               signerInput({ full_name: 'Seal', sign_type: 'pfx', pfx_id: pfxId, elements: [signatureAt(last, 40, 120)] }),
-              signerInput({ full_name: 'Third Signer', elements: [signatureAt(last, 240, 120)] }),
             ],
           }),
         );
-        for (const signer of session.signers) {
-          const signed = await signerCall('POST', '/sign', signer.token, { consent: true });
+        const [aadhaar, suresign, pfx] = session.signers;
+        const started = await call('/aadhaar/otp', aadhaar.token, { aadhaar_number: '9876 9876 9870', consent: true });
+        expect(started.status, JSON.stringify(started.body)).toBe(200);
+        const first = await call('/sign', aadhaar.token, {
+          consent: true,
+          transaction_id: started.body.data.transaction_id,
+          otp: SANDBOX_OTP,
+        });
+        expect(first.status, JSON.stringify(first.body)).toBe(200);
+        for (const signer of [suresign, pfx]) {
+          const signed = await call('/sign', signer.token, { consent: true });
           expect(signed.status, JSON.stringify(signed.body)).toBe(200);
         }
-        await expectValidlySigned(await finalDocument(session.client_id), 3);
+        const signatures = await expectValidlySigned(await finalDocument(session.client_id), 3);
+        expect(signatures[0].verification.signerSubject).toContain('CN=Meera Iyer');
+        const report = await rest<any>(app, 'GET', '/esign/verify', {
+          token: owner.token,
+          query: { client_id: session.client_id },
+        });
+        expect(report.body.data.all_valid).toBe(true);
       });
     }
   });

@@ -6,10 +6,16 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { EsignSession } from '../esign/esign-session.entity';
 import { recordSignature } from '../esign/record-signature';
+import { publishSessionChange } from '../esign/session-events';
 import { Signer } from '../esign/signer.entity';
 import { StoredFile } from '../files/stored-file.entity';
 import { openPfxCredential } from '../pfx/manage-pfx';
+import { readAadhaarCertDetails } from './certificates';
 import { signDetachedCms, type SigningIdentity } from './cms';
+import { espBackends } from './esp/sandbox-esp';
+import type { EspBackend } from './esp/esp';
+import { nameMatchScore } from './name-match';
+import { normalizeAadhaarNumber } from './verhoeff';
 import { platformSigningIdentity } from './platform-identity';
 import { prepareForSigning, type ImagePlacement } from './pdf/prepare-for-signing';
 import { signIncrementally } from './pdf/sign-incrementally';
@@ -87,44 +93,174 @@ async function ensurePrepared(services: AppServices, tx: EntityManager, session:
   return Buffer.from(prepared);
 }
 
-async function identityFor(services: AppServices, tx: EntityManager, signer: Signer): Promise<SigningIdentity> {
-  if (signer.signType === 'suresign') return platformSigningIdentity(services, tx);
-  if (signer.signType === 'pfx') {
+interface SigningMaterial {
+  sign(content: Uint8Array): Promise<Uint8Array>;
+  /** After signing: the certificate the ESP issued, for Aadhaar signers. */
+  issuedCertificatePem?(): string | undefined;
+}
+
+async function platformOrPfx(services: AppServices, tx: EntityManager, signer: Signer): Promise<SigningMaterial> {
+  let identity: SigningIdentity;
+  if (signer.signType === 'suresign') identity = await platformSigningIdentity(services, tx);
+  else {
     try {
-      return await openPfxCredential(tx, services.config.secretsEncryptionKey, signer.pfxId!);
+      identity = await openPfxCredential(tx, services.config.secretsEncryptionKey, signer.pfxId!);
     } catch {
       throw new AppError('conflict', {
         message: 'the PFX certificate of this signer was deleted; the session cannot be signed with it',
       });
     }
   }
-  throw new AppError('conflict', {
-    message: 'Aadhaar signing goes through the ESP flow, which is not available on this deployment yet',
+  return { sign: (content) => signDetachedCms(content, identity) };
+}
+
+/** Locks the session and checks that this signer may act now. */
+async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+  const session = await tx.findOneOrFail(EsignSession, { id: found.session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const signer = await tx.findOneOrFail(Signer, { id: found.id });
+  if (session.status !== 'pending') throw new AppError('conflict', { message: `the session is ${session.status}` });
+  if (signer.status !== 'pending') throw new AppError('conflict', { message: `this signer is ${signer.status}` });
+  if (signer.position !== session.signerIdx) throw new AppError('conflict', { message: 'it is not this signer’s turn yet' });
+  return { session, signer };
+}
+
+function esp(session: EsignSession): EspBackend {
+  const backend = espBackends[session.backend];
+  if (!backend) throw new AppError('conflict', { message: `signing backend ${session.backend} is not available` });
+  return backend;
+}
+
+/**
+ * Aadhaar, step 1: the signer gives an Aadhaar number (checked with its Verhoeff digit) and consents; the
+ * ESP of the session's backend starts a transaction and sends an OTP to the holder's registered mobile.
+ */
+export async function startAadhaarSigning(
+  services: AppServices,
+  em: EntityManager,
+  token: string | null,
+  input: { aadhaar_number?: string | null; consent?: boolean | null },
+): Promise<{ transaction_id: string; otp_sent_to: string; expires_at: Date }> {
+  const found = await signerByToken(em, token);
+  if (input.consent !== true)
+    throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
+  const aadhaar = normalizeAadhaarNumber(input.aadhaar_number ?? '');
+  if (!aadhaar) {
+    throw new AppError('invalid_aadhaar_number', {
+      errors: [{ field: 'aadhaar_number', problem: '12 digits with a valid Verhoeff check digit' }],
+    });
+  }
+  return em.transactional(async (tx) => {
+    const { session, signer } = await lockTurn(tx, found);
+    if (signer.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
+    const started = await esp(session).startTransaction(
+      { services, em: tx },
+      { aadhaar, authMode: signer.authMode, signerId: signer.id },
+    );
+    return { transaction_id: started.transactionId, otp_sent_to: started.otpSentTo, expires_at: started.expiresAt };
   });
 }
 
 /**
- * The signer whose turn it is signs, on consent: one incremental PAdES signature over the current PDF,
- * with its appearance at the signer's placements. The session row is locked for the whole step, so a
- * double submit cannot sign twice.
+ * A wrong OTP costs one of `max_retry` attempts, kept even though the request fails (its own transaction:
+ * the caller's is rolled back); the last one fails the signer.
+ */
+async function countFailedAttempt(
+  services: AppServices,
+  em: EntityManager,
+  session: EsignSession,
+  signerId: string,
+): Promise<{ left: number }> {
+  return em.fork().transactional(async (tx) => {
+    const [row] = await tx.getConnection().execute<{ failed_attempts: number; max_retry: number; status: string }[]>(
+      `update esign_signers set failed_attempts = failed_attempts + 1,
+              status = case when failed_attempts + 1 >= max_retry then 'failed' else status end
+        where id = ? returning failed_attempts, max_retry, status`,
+      [signerId],
+      'all',
+      tx.getTransactionContext(),
+    );
+    await publishSessionChange(services, tx, {
+      client_id: session.id,
+      user_id: session.user.id,
+      status: session.status,
+      signer_id: signerId,
+      signer_status: row.status,
+    });
+    return { left: Math.max(0, row.max_retry - row.failed_attempts) };
+  });
+}
+
+async function aadhaarMaterial(
+  services: AppServices,
+  tx: EntityManager,
+  session: EsignSession,
+  signer: Signer,
+  input: { transaction_id?: string | null; otp?: string | null },
+): Promise<SigningMaterial> {
+  if (!input.transaction_id || !input.otp) throw AppError.missingFields([!input.transaction_id ? 'transaction_id' : 'otp']);
+  const backend = esp(session);
+  const ctx = { services, em: tx };
+  const authenticated = await backend.authenticate(ctx, {
+    transactionId: input.transaction_id,
+    signerId: signer.id,
+    otp: input.otp,
+  });
+  if (!authenticated.ok) {
+    if (authenticated.reason === 'transaction_unknown') {
+      throw AppError.badRequest([{ field: 'transaction_id', problem: 'no open transaction for this signer' }]);
+    }
+    const { left } = await countFailedAttempt(services, tx, session, signer.id);
+    throw new AppError(authenticated.reason, {
+      message: authenticated.reason,
+      errors: [{ field: 'otp', problem: left > 0 ? `${left} attempt(s) left` : 'no attempts left: this signer has failed' }],
+    });
+  }
+  let issued: string | undefined;
+  return {
+    sign: async (content) => {
+      const signed = await backend.sign(ctx, { transactionId: input.transaction_id!, content });
+      issued = signed.certificatePem;
+      return signed.cms;
+    },
+    issuedCertificatePem: () => issued,
+  };
+}
+
+/** What the ESP's certificate says about the holder, and how well its name matches the one expected. */
+function recordAadhaarIdentity(signer: Signer, certificatePem: string): void {
+  const details = readAadhaarCertDetails(certificatePem);
+  if (!details) return;
+  signer.aadhaarCertDetails = details;
+  if (signer.nameMatch.enforce) {
+    signer.nameMatch = {
+      ...signer.nameMatch,
+      signer_name: details.name,
+      score: nameMatchScore(details.name, signer.nameMatch.prefill_name ?? signer.fullName),
+      status: 'completed',
+    };
+  }
+}
+
+/**
+ * The signer whose turn it is signs, on consent (Aadhaar signers with their OTP transaction): one incremental
+ * PAdES signature over the current PDF, with its appearance at the signer's placements. The session row is
+ * locked for the whole step, so a double submit cannot sign twice.
  */
 export async function signAsSigner(
   services: AppServices,
   em: EntityManager,
   token: string | null,
-  input: { consent?: boolean | null },
+  input: { consent?: boolean | null; transaction_id?: string | null; otp?: string | null },
 ): Promise<EsignSession> {
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
   return em.transactional(async (tx) => {
-    const session = await tx.findOneOrFail(EsignSession, { id: found.session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    const signer = await tx.findOneOrFail(Signer, { id: found.id });
-    if (session.status !== 'pending') throw new AppError('conflict', { message: `the session is ${session.status}` });
-    if (signer.status !== 'pending') throw new AppError('conflict', { message: `this signer is ${signer.status}` });
-    if (signer.position !== session.signerIdx) throw new AppError('conflict', { message: 'it is not this signer’s turn yet' });
-
-    const identity = await identityFor(services, tx, signer);
+    const { session, signer } = await lockTurn(tx, found);
+    const material =
+      signer.signType === 'aadhaar'
+        ? await aadhaarMaterial(services, tx, session, signer, input)
+        : await platformOrPfx(services, tx, signer);
     const working = await ensurePrepared(services, tx, session);
     const time = new Date();
     const signed = await signIncrementally(working, {
@@ -137,8 +273,13 @@ export async function signAsSigner(
         `Date: ${time.toISOString().replace('T', ' ').slice(0, 19)} UTC`,
         ...(signer.reason ? [`Reason: ${signer.reason}`] : []),
       ],
-      sign: (content) => signDetachedCms(content, identity),
+      sign: (content) => material.sign(content),
     });
+    const issued = material.issuedCertificatePem?.();
+    if (issued) {
+      recordAadhaarIdentity(signer, issued);
+      await tx.flush();
+    }
     return recordSignature(services, tx, { sessionId: session.id, signerId: signer.id, signedPdf: signed });
   });
 }

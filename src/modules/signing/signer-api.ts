@@ -9,7 +9,7 @@ import { EsignSession } from '../esign/esign-session.entity';
 import { positionsOf } from '../esign/session.types';
 import { Signer } from '../esign/signer.entity';
 import { StoredFile } from '../files/stored-file.entity';
-import { signAsSigner, signerByToken } from './sign-as-signer';
+import { signAsSigner, signerByToken, startAadhaarSigning } from './sign-as-signer';
 
 export const SIGNER_API = '/signer-api';
 
@@ -78,11 +78,19 @@ export function createSignerApi(services: AppServices): express.Router {
     }),
   );
   router.post(
+    '/aadhaar/otp',
+    express.json({ limit: '16kb' }),
+    handle(async (req, res, em) => {
+      const body = (req.body ?? {}) as { aadhaar_number?: string; consent?: boolean };
+      sendSuccess(res, await startAadhaarSigning(services, em, bearerTokenOf(req.headers.authorization), body));
+    }),
+  );
+  router.post(
     '/sign',
     express.json({ limit: '16kb' }),
     handle(async (req, res, em) => {
       const token = bearerTokenOf(req.headers.authorization);
-      await signAsSigner(services, em, token, { consent: (req.body as { consent?: boolean } | undefined)?.consent });
+      await signAsSigner(services, em, token, (req.body ?? {}) as { consent?: boolean; transaction_id?: string; otp?: string });
       sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),
   );

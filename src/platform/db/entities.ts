@@ -7,6 +7,7 @@ import { Signer } from '../../modules/esign/signer.entity';
 import { Template } from '../../modules/templates/template.entity';
 import { PfxCredential } from '../../modules/pfx/pfx-credential.entity';
 import { PlatformKey } from '../../modules/signing/platform-key.entity';
+import { SandboxEspTransaction } from '../../modules/signing/esp/esp-transaction.entity';
 import { StampArticle, StampState } from '../../modules/stamps/stamp-reference.entity';
 import { StampInstance, StampOrder } from '../../modules/stamps/stamp-order.entity';
 
@@ -26,4 +27,5 @@ export const entities = [
   StampInstance,
   PfxCredential,
   PlatformKey,
+  SandboxEspTransaction,
 ];

@@ -8,6 +8,7 @@ import { TemplateResolver } from '../../modules/templates/template.resolver';
 import { StampInstanceResolver, StampOrderCountsResolver, StampOrderResolver } from '../../modules/stamps/stamp.resolver';
 import { WalletResolver } from '../../modules/wallet/wallet.resolver';
 import { PfxResolver } from '../../modules/pfx/pfx.resolver';
+import { SignatureVerificationResolver } from '../../modules/signing/verify.resolver';
 import { depthLimitRule } from './depth-limit';
 
 export const resolvers = [
@@ -21,6 +22,7 @@ export const resolvers = [
   StampInstanceResolver,
   WalletResolver,
   PfxResolver,
+  SignatureVerificationResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

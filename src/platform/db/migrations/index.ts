@@ -8,6 +8,7 @@ import { Migration20261122001534_StampSessions } from './Migration20261122001534
 import { Migration20261122002541_IdempotencyFingerprint } from './Migration20261122002541_IdempotencyFingerprint';
 import { Migration20261122003234_PfxCredentials } from './Migration20261122003234_PfxCredentials';
 import { Migration20261122003820_Signing } from './Migration20261122003820_Signing';
+import { Migration20261122004347_SandboxEsp } from './Migration20261122004347_SandboxEsp';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122002541_IdempotencyFingerprint', class: Migration20261122002541_IdempotencyFingerprint },
   { name: 'Migration20261122003234_PfxCredentials', class: Migration20261122003234_PfxCredentials },
   { name: 'Migration20261122003820_Signing', class: Migration20261122003820_Signing },
+  { name: 'Migration20261122004347_SandboxEsp', class: Migration20261122004347_SandboxEsp },
 ];

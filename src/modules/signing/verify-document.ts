@@ -1,0 +1,355 @@
+/**
+ * In-process verification of every signature of a PDF: what poppler's `pdfsig` answers, plus what changed in
+ * the document after each signature.
+ *
+ * Signatures are found the robust way, through the document structure (pdf-lib parses the file and keeps the
+ * last revision of each object): every AcroForm field of type /Sig with a value. For each, the /ByteRange is
+ * checked (it starts at 0, its gap is exactly the /Contents hex string of that dictionary, it stays inside the
+ * file), the CMS is verified over the two ranges (digest, signature, signing-certificate-v2, and the chain
+ * when trust anchors are given) at the signing time /M, and the incremental updates appended after the signed
+ * revision are listed in plain words.
+ */
+import {
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFParser,
+  PDFRef,
+  PDFStream,
+  PDFString,
+  type PDFContext,
+  type PDFObject,
+} from 'pdf-lib';
+import { verifyDetachedCms } from './cms';
+
+export interface SignatureReport {
+  /** The field's full name (`/T`, parents joined with dots); '' for a field without one. */
+  field_name: string;
+  /** `/Name` of the signature dictionary. */
+  signer_name: string | null;
+  /** Subject of the signer certificate, RFC 4514 order; null when the CMS carries no signer certificate. */
+  signer_subject: string | null;
+  /** `/M` of the signature dictionary, as an ISO 8601 instant; null when absent or unreadable. */
+  signing_time: string | null;
+  reason: string | null;
+  /** `/SubFilter`, e.g. `ETSI.CAdES.detached`. */
+  sub_filter: string | null;
+  byte_range: number[];
+  /** Four whole numbers starting at 0, the gap is exactly this dictionary's /Contents hex string, inside the file. */
+  byte_range_valid: boolean;
+  /** The CMS messageDigest equals the digest of the bytes the ByteRange covers. */
+  digest_valid: boolean;
+  /** The CMS signature verifies with the signer certificate. */
+  signature_valid: boolean;
+  signing_certificate_v2_valid: boolean;
+  /** null when no trust anchors were given (nothing to chain to). */
+  certificate_chain_valid: boolean | null;
+  /** The signed ranges reach the end of the file: nothing was appended after this signature. */
+  covers_whole_document: boolean;
+  /** Where the revision this signature signs ends (ByteRange[2] + ByteRange[3]). */
+  revision_bytes: number;
+  /** The incremental updates appended after the signed revision, in plain words, oldest first. */
+  changes_after: string[];
+  /** Why any of the checks above failed; empty when all hold. */
+  problems: string[];
+}
+
+export interface DocumentVerification {
+  /** In file order (by where each signature's /Contents is). */
+  signatures: SignatureReport[];
+  /**
+   * There is at least one signature, every one has a well-formed ByteRange, a valid digest and signature (and a
+   * valid chain when trust anchors were given), and the last one covers the whole document.
+   */
+  all_valid: boolean;
+  document_bytes: number;
+}
+
+export interface VerifyPdfOptions {
+  /** Trust anchors for `certificate_chain_valid`; without them it is null. */
+  trustedRootsPem?: string[];
+}
+
+interface FoundSignature {
+  fieldName: string;
+  ref: PDFRef | undefined;
+  dict: PDFDict;
+}
+
+export async function verifyPdfSignatures(pdf: Uint8Array, options: VerifyPdfOptions = {}): Promise<DocumentVerification> {
+  const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false, ignoreEncryption: true });
+  const found = signatureFields(doc);
+  const fieldBySignature = new Map(found.filter((sig) => sig.ref).map((sig) => [sig.ref!.toString(), sig.fieldName]));
+  const pageNumbers = new Map(doc.getPages().map((page, index) => [page.ref.toString(), index + 1]));
+  const updates = new UpdateReader(bytes, { fieldBySignature, pageNumbers });
+
+  const signatures: SignatureReport[] = [];
+  for (const signature of found) signatures.push(await verifySignature(bytes, signature, updates, options));
+  signatures.sort((a, b) => (a.byte_range[1] ?? 0) - (b.byte_range[1] ?? 0));
+
+  const last = signatures.at(-1);
+  const all_valid =
+    !!last?.covers_whole_document &&
+    signatures.every((s) => s.byte_range_valid && s.digest_valid && s.signature_valid && s.certificate_chain_valid !== false);
+  return { signatures, all_valid, document_bytes: bytes.length };
+}
+
+async function verifySignature(
+  pdf: Buffer,
+  found: FoundSignature,
+  updates: UpdateReader,
+  options: VerifyPdfOptions,
+): Promise<SignatureReport> {
+  const { dict } = found;
+  const problems: string[] = [];
+  const time = text(dict, 'M');
+  const signingTime = time === null ? null : parsePdfDate(time);
+  if (time !== null && !signingTime) problems.push(`the signing time /M ${JSON.stringify(time)} is not a PDF date`);
+
+  const rangeValues = valueOf(dict, 'ByteRange');
+  const byteRange =
+    rangeValues instanceof PDFArray
+      ? rangeValues.asArray().map((item) => {
+          const number = dict.context.lookup(item);
+          return number instanceof PDFNumber ? number.asNumber() : NaN;
+        })
+      : [];
+  const contents = valueOf(dict, 'Contents');
+  const inside =
+    byteRange.length === 4 &&
+    byteRange.every((n) => Number.isSafeInteger(n) && n >= 0) &&
+    byteRange[0] + byteRange[1] <= byteRange[2] &&
+    byteRange[2] + byteRange[3] <= pdf.length;
+  const byteRangeValid = inside && byteRange[0] === 0 && gapIsContents(pdf, byteRange, contents);
+  if (!inside) problems.push(`the ByteRange ${JSON.stringify(byteRange)} is not four ordered ranges inside the file`);
+  else if (!byteRangeValid) problems.push('the ByteRange does not start at 0 or its gap is not exactly the /Contents hex string');
+
+  const report: SignatureReport = {
+    field_name: found.fieldName,
+    signer_name: text(dict, 'Name'),
+    signer_subject: null,
+    signing_time: signingTime?.toISOString() ?? null,
+    reason: text(dict, 'Reason'),
+    sub_filter: nameOf(dict, 'SubFilter'),
+    byte_range: byteRange,
+    byte_range_valid: byteRangeValid,
+    digest_valid: false,
+    signature_valid: false,
+    signing_certificate_v2_valid: false,
+    certificate_chain_valid: options.trustedRootsPem ? false : null,
+    covers_whole_document: inside && byteRange[2] + byteRange[3] === pdf.length,
+    revision_bytes: inside ? byteRange[2] + byteRange[3] : 0,
+    changes_after: inside ? await updates.changesAfter(byteRange[2] + byteRange[3]) : [],
+    problems,
+  };
+  if (!(contents instanceof PDFHexString || contents instanceof PDFString)) {
+    problems.push('the signature dictionary has no /Contents string');
+    return report;
+  }
+  if (!inside) return report;
+
+  const signed = Buffer.concat([
+    pdf.subarray(byteRange[0], byteRange[0] + byteRange[1]),
+    pdf.subarray(byteRange[2], byteRange[2] + byteRange[3]),
+  ]);
+  const cms = await verifyDetachedCms(contents.asBytes(), signed, {
+    trustedRootsPem: options.trustedRootsPem,
+    at: signingTime ?? undefined,
+  });
+  report.signer_subject = cms.signerSubject || null;
+  report.digest_valid = cms.digestValid;
+  report.signature_valid = cms.signatureValid;
+  report.signing_certificate_v2_valid = cms.signingCertificateV2Valid;
+  report.certificate_chain_valid = cms.chainValid;
+  problems.push(...cms.problems);
+  return report;
+}
+
+/** The bytes between the two ranges are `<hex>` and that hex is the /Contents of this very dictionary. */
+function gapIsContents(pdf: Buffer, byteRange: number[], contents: PDFObject | undefined): boolean {
+  if (!(contents instanceof PDFHexString)) return false;
+  const start = byteRange[0] + byteRange[1];
+  const end = byteRange[2];
+  if (end - start < 2 || pdf[start] !== 0x3c /* < */ || pdf[end - 1] !== 0x3e /* > */) return false;
+  const gap = pdf.toString('latin1', start + 1, end - 1);
+  return /^[0-9A-Fa-f]*$/.test(gap) && gap.toUpperCase() === contents.asString().replace(/\s+/g, '').toUpperCase();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Finding the signatures
+
+/** Every signed signature field (FT /Sig, inherited or not, with a /V dictionary), walking /Fields and /Kids. */
+function signatureFields(doc: PDFDocument): FoundSignature[] {
+  const context = doc.context;
+  const found: FoundSignature[] = [];
+  const seen = new Set<PDFObject>();
+  const acroForm = valueOf(doc.catalog, 'AcroForm');
+  const fields = acroForm instanceof PDFDict ? valueOf(acroForm, 'Fields') : undefined;
+
+  const visit = (node: PDFObject, parentName: string | null, inheritedType: PDFObject | undefined, depth: number) => {
+    const field = context.lookup(node);
+    if (!(field instanceof PDFDict) || seen.has(field) || depth > 32) return;
+    seen.add(field);
+    const partial = text(field, 'T');
+    const name = partial === null ? parentName : parentName === null ? partial : `${parentName}.${partial}`;
+    const type = valueOf(field, 'FT') ?? inheritedType;
+    const kids = valueOf(field, 'Kids');
+    if (kids instanceof PDFArray) for (const kid of kids.asArray()) visit(kid, name, type, depth + 1);
+    const value = field.get(PDFName.of('V'));
+    const signature = value ? context.lookup(value) : undefined;
+    if (type === PDFName.of('Sig') && signature instanceof PDFDict && !seen.has(signature)) {
+      seen.add(signature);
+      found.push({ fieldName: name ?? '', ref: value instanceof PDFRef ? value : undefined, dict: signature });
+    }
+  };
+  if (fields instanceof PDFArray) for (const field of fields.asArray()) visit(field, null, undefined, 0);
+  return found;
+}
+
+function valueOf(dict: PDFDict, key: string): PDFObject | undefined {
+  const value = dict.get(PDFName.of(key));
+  return value === undefined ? undefined : dict.context.lookup(value);
+}
+
+function text(dict: PDFDict, key: string): string | null {
+  const value = valueOf(dict, key);
+  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : null;
+}
+
+function nameOf(dict: PDFDict | undefined, key: string): string | null {
+  const value = dict ? valueOf(dict, key) : undefined;
+  return value instanceof PDFName ? value.decodeText() : null;
+}
+
+/** A PDF date (`D:YYYYMMDDHHmmSSOHH'mm'`, every part after the year optional) as an instant; null if malformed. */
+export function parsePdfDate(value: string): Date | null {
+  const match = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:(Z)|([+-])(\d{2})(?:'?(\d{2}))?'?)?$/.exec(
+    value.trim(),
+  );
+  if (!match) return null;
+  const [year, month = 1, day = 1, hour = 0, minute = 0, second = 0] = match
+    .slice(1, 7)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  const sign = match[8] === '-' ? -1 : 1;
+  const offsetMinutes = match[8] ? sign * (Number(match[9]) * 60 + Number(match[10] ?? 0)) : 0;
+  const time = Date.UTC(year!, month! - 1, day, hour, minute, second) - offsetMinutes * 60_000;
+  const date = new Date(time);
+  return Number.isNaN(time) || month! < 1 || month! > 12 || day! < 1 || day! > 31 ? null : date;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What changed after a revision
+
+const EOF = Buffer.from('%%EOF', 'latin1');
+const PDF_HEADER = Buffer.from('%PDF-1.7\n', 'latin1');
+
+interface UpdateContext {
+  fieldBySignature: Map<string, string>;
+  pageNumbers: Map<string, number>;
+}
+
+/**
+ * Reads the incremental updates after a revision: the file is split at each `%%EOF` after the revision's
+ * end, and each update is parsed on its own (pdf-lib's parser, with object streams unpacked), so every object
+ * is classified as that update wrote it. An object whose number is below the previous revision's /Size
+ * existed before, so it was changed; at or above, it was added.
+ */
+class UpdateReader {
+  private readonly eofs: number[] = [];
+  private readonly described = new Map<string, Promise<string[]>>();
+
+  constructor(
+    private readonly pdf: Buffer,
+    private readonly context: UpdateContext,
+  ) {
+    for (let at = pdf.indexOf(EOF); at >= 0; at = pdf.indexOf(EOF, at + EOF.length)) this.eofs.push(at + EOF.length);
+  }
+
+  async changesAfter(revisionEnd: number): Promise<string[]> {
+    const changes: string[] = [];
+    let start = revisionEnd;
+    let size = trailerSize(this.pdf, revisionEnd);
+    for (const end of this.eofs) {
+      if (end <= revisionEnd) continue;
+      changes.push(...(await this.describeUpdate(start, end, size)));
+      const updateSize = trailerSize(this.pdf, end, start);
+      if (updateSize !== null) size = Math.max(size ?? 0, updateSize);
+      start = end;
+    }
+    const tail = this.pdf.subarray(start);
+    if (/[^\s\0]/.test(tail.toString('latin1')))
+      changes.push(`${tail.length} bytes appended after the last %%EOF (not a complete incremental update)`);
+    return changes;
+  }
+
+  /** Signatures share their later updates: each is parsed once. */
+  private describeUpdate(start: number, end: number, previousSize: number | null): Promise<string[]> {
+    const key = `${start}:${end}:${previousSize}`;
+    let described = this.described.get(key);
+    if (!described) {
+      described = this.parseAndDescribe(this.pdf.subarray(start, end), previousSize);
+      this.described.set(key, described);
+    }
+    return described;
+  }
+
+  private async parseAndDescribe(segment: Buffer, previousSize: number | null): Promise<string[]> {
+    let context: PDFContext;
+    try {
+      context = await parseUpdate(segment);
+    } catch {
+      return [`an incremental update of ${segment.length} bytes that could not be parsed`];
+    }
+    const described = context
+      .enumerateIndirectObjects()
+      .sort(([a], [b]) => a.objectNumber - b.objectNumber)
+      .map(([ref, object]) => this.describe(ref, object, previousSize !== null && ref.objectNumber >= previousSize));
+    // Signatures first: they are what a reader looks for.
+    return [...described.filter((d) => d.signature), ...described.filter((d) => !d.signature)].map((d) => d.text);
+  }
+
+  private describe(ref: PDFRef, object: PDFObject, added: boolean): { text: string; signature: boolean } {
+    const dict = object instanceof PDFDict ? object : object instanceof PDFStream ? object.dict : undefined;
+    const type = nameOf(dict, 'Type');
+    const subtype = nameOf(dict, 'Subtype');
+    const verb = added ? 'added' : 'changed';
+    const id = ref.toString();
+    if (type === 'Sig' || type === 'DocTimeStamp') {
+      const field = this.context.fieldBySignature.get(id);
+      const what = type === 'Sig' ? 'signature' : 'document timestamp';
+      return { text: field === undefined ? `${what} ${id} ${verb}` : `${what} of field ${field} ${verb}`, signature: true };
+    }
+    if (nameOf(dict, 'FT') === 'Sig' || subtype === 'Widget' || subtype === 'Stamp')
+      return {
+        text: added ? `annotation ${id} (${subtype ?? 'Widget'}) added` : `appearance of annotation ${id} changed`,
+        signature: false,
+      };
+    if (type === 'Annot') return { text: `annotation ${id}${subtype ? ` (${subtype})` : ''} ${verb}`, signature: false };
+    if (type === 'Page') {
+      const number = this.context.pageNumbers.get(id);
+      return { text: `page ${id}${number ? ` (page ${number})` : ''} ${verb}`, signature: false };
+    }
+    if (type === 'Catalog') return { text: `document catalog ${id} ${verb}`, signature: false };
+    const kind = type ?? subtype;
+    return { text: `other object ${id}${kind ? ` (${kind})` : ''} ${verb}`, signature: false };
+  }
+}
+
+/** One update on its own: pdf-lib's parser reads objects (unpacking object streams), xref sections and trailers. */
+function parseUpdate(segment: Buffer): Promise<PDFContext> {
+  return PDFParser.forBytesWithOptions(Buffer.concat([PDF_HEADER, segment]), Infinity, true).parseDocument();
+}
+
+/** The /Size of the last trailer (or cross-reference stream) that ends before `end` (and after `from`). */
+function trailerSize(pdf: Buffer, end: number, from = 0): number | null {
+  for (let at = pdf.lastIndexOf('/Size', end - 1, 'latin1'); at >= from; at = pdf.lastIndexOf('/Size', at - 1, 'latin1')) {
+    const match = /^\/Size\s*(\d+)/.exec(pdf.toString('latin1', at, Math.min(end, at + 32)));
+    if (match) return Number(match[1]);
+    if (at === 0) break;
+  }
+  return null;
+}

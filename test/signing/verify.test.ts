@@ -1,0 +1,252 @@
+import { PDFDocument } from 'pdf-lib';
+import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformSigningIdentity } from '../../src/modules/signing/platform-identity';
+import { verifyPdfSignatures, type DocumentVerification } from '../../src/modules/signing/verify-document';
+import { EsignVerificationDocument } from '../__generated__/graphql';
+import { gql, rest, type Envelope } from '../helpers/clients';
+import { createSession, sessionBody, signatureAt, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';
+import { createRootCa } from '../../src/modules/signing/certificates';
+import { hasQpdf, qpdfCheck } from '../helpers/pdf-signatures';
+
+/** The text esign/details answers for a session that is not the caller's. */
+const SESSION_NOT_FOUND = 'Esign client with the given client_id not found';
+
+interface Report extends DocumentVerification {
+  client_id: string;
+  file_id: string;
+}
+
+/** Appends one classic incremental update (objects, xref section, trailer with /Prev) after the last %%EOF. */
+function appendUpdate(pdf: Buffer, objects: { number: number; body: string }[], trailer: { size: number; root: string }): Buffer {
+  const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(pdf.toString('latin1'))![1];
+  let text = '\n';
+  const offsets = new Map<number, number>();
+  for (const object of objects) {
+    offsets.set(object.number, pdf.length + Buffer.byteLength(text, 'latin1'));
+    text += `${object.number} 0 obj\n${object.body}\nendobj\n`;
+  }
+  const xrefOffset = pdf.length + Buffer.byteLength(text, 'latin1');
+  const sections = [...objects]
+    .sort((a, b) => a.number - b.number)
+    .map((object) => `${object.number} 1\n${String(offsets.get(object.number)).padStart(10, '0')} 00000 n\r`);
+  text += `xref\n${sections.join('\n')}\ntrailer\n<< /Size ${trailer.size} /Root ${trailer.root} /Prev ${startxref} >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
+  return Buffer.concat([pdf, Buffer.from(text, 'latin1')]);
+}
+
+function flipByte(pdf: Buffer, at: number): Buffer {
+  const copy = Buffer.from(pdf);
+  copy[at] ^= 0x01;
+  return copy;
+}
+
+function covers(byteRange: number[], at: number): boolean {
+  return (at >= byteRange[0] && at < byteRange[0] + byteRange[1]) || (at >= byteRange[2] && at < byteRange[2] + byteRange[3]);
+}
+
+describe('signature verification report (GET /api/v1/esign/verify, esignVerification)', () => {
+  let app: TestApp;
+  let owner: TestUser;
+  let stranger: TestUser;
+  let session: SessionJson;
+  let unsignedReport: Report;
+  let signedReport: Report;
+  let finalPdf: Buffer;
+
+  async function verify(token: string, clientId: string) {
+    return rest<Report>(app, 'GET', '/esign/verify', { token, query: { client_id: clientId } });
+  }
+
+  async function sign(token: string) {
+    const response = await fetch(new URL('/signer-api/sign', app.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ consent: true }),
+    });
+    const body = (await response.json()) as Envelope;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+  }
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    owner = await app.createUser();
+    stranger = await app.createUser();
+    const file = await uploadPdf(app, owner.token);
+    session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, {
+        signers: [
+          signerInput({ full_name: 'Asha Rao', reason: 'Party', elements: [signatureAt(0, 72, 640)] }),
+          signerInput({ full_name: 'Ravi Kumar', email: 'ravi@example.com', elements: [signatureAt(3, 300, 500)] }),
+        ],
+      }),
+    );
+    const before = await verify(owner.token, session.client_id);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    unsignedReport = before.body.data!;
+
+    for (const signer of session.signers) await sign(signer.token);
+    const after = await verify(owner.token, session.client_id);
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    signedReport = after.body.data!;
+
+    const link = await rest<{ url: string }>(app, 'GET', '/esign/download-pdf', {
+      token: owner.token,
+      query: { client_id: session.client_id },
+    });
+    finalPdf = Buffer.from(await (await fetch(link.body.data!.url)).arrayBuffer());
+  });
+  afterAll(async () => app.close());
+
+  it('reports no signature before anyone signed, and all_valid false', () => {
+    expect(unsignedReport).toMatchObject({
+      client_id: session.client_id,
+      file_id: session.current_pdf_file_id,
+      signatures: [],
+      all_valid: false,
+    });
+  });
+
+  it('reports both signatures of a completed session as valid, each with what was appended after it', async () => {
+    const details = await rest<SessionJson>(app, 'GET', '/esign/details', {
+      token: owner.token,
+      query: { client_id: session.client_id },
+    });
+    expect(signedReport.file_id).toBe(details.body.data!.current_pdf_file_id);
+    expect(signedReport.document_bytes).toBe(finalPdf.length);
+    expect(signedReport.all_valid).toBe(true);
+    const [first, second] = signedReport.signatures;
+    expect(signedReport.signatures).toHaveLength(2);
+    for (const [index, signature] of signedReport.signatures.entries()) {
+      expect(signature, signature.problems.join('; ')).toMatchObject({
+        field_name: session.signers[index].signer_id,
+        signer_name: index === 0 ? 'Asha Rao' : 'Ravi Kumar',
+        signer_subject: expect.stringContaining('Esign Sandbox Document Signer'),
+        signing_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/),
+        sub_filter: 'ETSI.CAdES.detached',
+        byte_range_valid: true,
+        digest_valid: true,
+        signature_valid: true,
+        signing_certificate_v2_valid: true,
+        certificate_chain_valid: null,
+        problems: [],
+      });
+    }
+    expect(first.reason).toBe('Party');
+    expect(first.covers_whole_document).toBe(false);
+    expect(first.revision_bytes).toBeLessThan(finalPdf.length);
+    expect(first.revision_bytes).toBe(first.byte_range[2] + first.byte_range[3]);
+    expect(finalPdf.subarray(first.revision_bytes - 6, first.revision_bytes).toString('latin1')).toBe('%%EOF\n');
+    expect(first.changes_after).toContain(`signature of field ${session.signers[1].signer_id} added`);
+    expect(first.changes_after.some((change) => /^appearance of annotation \d+ 0 R changed$/.test(change))).toBe(true);
+    expect(first.changes_after.some((change) => change.startsWith('page '))).toBe(false);
+    expect(second.covers_whole_document).toBe(true);
+    expect(second.revision_bytes).toBe(finalPdf.length);
+    expect(second.changes_after).toEqual([]);
+    expect(second.byte_range[1]).toBeGreaterThan(first.byte_range[2]);
+
+    // The same check on the downloaded file, directly.
+    expect(await verifyPdfSignatures(finalPdf)).toEqual({
+      signatures: signedReport.signatures,
+      all_valid: true,
+      document_bytes: finalPdf.length,
+    });
+  });
+
+  it('answers the same over GraphQL', async () => {
+    const response = await gql(app, owner.token, EsignVerificationDocument, { client_id: session.client_id });
+    expect(response.errors).toBeUndefined();
+    expect(response.data!.esignVerification).toEqual(signedReport);
+  });
+
+  it('is the owner’s only: another user and an unknown id get 404 with the details text', async () => {
+    for (const [token, clientId] of [
+      [stranger.token, session.client_id],
+      [owner.token, 'esign_doesnotexist'],
+    ]) {
+      const response = await verify(token, clientId);
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ success: false, status_code: 404, message: SESSION_NOT_FOUND, data: null });
+    }
+    const graphql = await gql(app, stranger.token, EsignVerificationDocument, { client_id: session.client_id });
+    expect(graphql.errors?.[0]).toMatchObject({ message: SESSION_NOT_FOUND, extensions: { code: 'not_found' } });
+    expect((await rest(app, 'GET', '/esign/verify', { token: owner.token })).status).toBe(400);
+    expect((await verify('not-a-token', session.client_id)).status).toBe(401);
+  });
+
+  it('finds a changed byte in the first revision: both signatures cover it, neither digest holds', async () => {
+    const [first] = signedReport.signatures;
+    // A byte of the first stream's data, well inside the first signed range and far from any /Contents.
+    const at = finalPdf.indexOf('stream\n', 0, 'latin1') + 'stream\n'.length + 4;
+    expect(at).toBeLessThan(first.byte_range[1]);
+    const report = await verifyPdfSignatures(flipByte(finalPdf, at));
+    expect(report.signatures).toHaveLength(2);
+    for (const signature of report.signatures) {
+      expect(covers(signature.byte_range, at)).toBe(true);
+      expect(signature.digest_valid).toBe(false);
+      expect(signature.signature_valid).toBe(true); // the signed attributes are intact; they just name another digest
+      expect(signature.byte_range_valid).toBe(true);
+      expect(signature.problems.join('; ')).toContain('messageDigest does not match');
+    }
+    expect(report.all_valid).toBe(false);
+  });
+
+  it('finds a changed byte in the second revision: only the second signature breaks', async () => {
+    const [first, second] = signedReport.signatures;
+    const at = finalPdf.indexOf('/BaseFont /Helvetica', first.revision_bytes, 'latin1') + '/BaseFont /'.length;
+    expect(at).toBeGreaterThan(first.revision_bytes);
+    expect(covers(second.byte_range, at)).toBe(true);
+    const report = await verifyPdfSignatures(flipByte(finalPdf, at));
+    expect(report.signatures.map((signature) => signature.digest_valid)).toEqual([true, false]);
+    expect(report.all_valid).toBe(false);
+  });
+
+  it('notices an incremental update appended after the last signature', async () => {
+    const doc = await PDFDocument.load(finalPdf);
+    const page = doc.getPages()[0];
+    const added = doc.context.largestObjectNumber + 1;
+    const tampered = appendUpdate(
+      finalPdf,
+      [
+        { number: page.ref.objectNumber, body: page.node.toString() },
+        { number: added, body: '<< /Note (appended after signing) >>' },
+      ],
+      { size: added + 1, root: doc.context.trailerInfo.Root!.toString() },
+    );
+    if (hasQpdf) qpdfCheck(tampered);
+    expect((await PDFDocument.load(tampered)).getPageCount()).toBe(4);
+
+    const report = await verifyPdfSignatures(tampered);
+    expect(report.all_valid).toBe(false);
+    const [first, second] = report.signatures;
+    expect(report.signatures.every((s) => s.digest_valid && s.signature_valid && s.byte_range_valid)).toBe(true);
+    expect(second.covers_whole_document).toBe(false);
+    expect(second.revision_bytes).toBe(finalPdf.length);
+    expect(second.changes_after).toEqual([
+      `page ${page.ref.objectNumber} 0 R (page 1) changed`,
+      `other object ${added} 0 R added`,
+    ]);
+    expect(first.changes_after).toEqual([...signedReport.signatures[0].changes_after, ...second.changes_after]);
+
+    // Bytes after the last %%EOF that are no update at all are reported too.
+    const junk = await verifyPdfSignatures(Buffer.concat([finalPdf, Buffer.from('garbage', 'latin1')]));
+    expect(junk.all_valid).toBe(false);
+    expect(junk.signatures[1].changes_after).toEqual([
+      '7 bytes appended after the last %%EOF (not a complete incremental update)',
+    ]);
+  });
+
+  it('checks the certificate chain when given trust anchors', async () => {
+    const identity = await platformSigningIdentity(app.services, app.services.orm.em.fork());
+    const trusted = await verifyPdfSignatures(finalPdf, { trustedRootsPem: identity.chainPems.slice(-1) });
+    expect(trusted.signatures.map((signature) => signature.certificate_chain_valid)).toEqual([true, true]);
+    expect(trusted.all_valid).toBe(true);
+
+    const foreign = await verifyPdfSignatures(finalPdf, {
+      trustedRootsPem: [createRootCa('Someone Else', 'Elsewhere').certificatePem],
+    });
+    expect(foreign.signatures.map((signature) => signature.certificate_chain_valid)).toEqual([false, false]);
+    expect(foreign.all_valid).toBe(false);
+  });
+});
