@@ -47,6 +47,7 @@ const envSchema = z.object({
   PLATFORM_SIGNING_PFX_PASSWORD: z.string().optional(),
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
+  ALLOW_SANDBOX_ESP: bool.default(false),
   STAMP_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(20),
   STAMP_VENDOR_REJECTION_RATE: z.coerce.number().min(0).max(1).default(0.02),
   STAMP_PROCURE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
@@ -124,6 +125,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     }
     if (!env.PLATFORM_SIGNING_PFX) {
       problems.push('PLATFORM_SIGNING_PFX: required when APP_ENV=production (the document-signing certificate for suresign)');
+    }
+    if (!env.ALLOW_SANDBOX_ESP) {
+      problems.push(
+        'ALLOW_SANDBOX_ESP: the built-in sandbox ESP is the only Aadhaar backend; production refuses it unless ALLOW_SANDBOX_ESP=true',
+      );
     }
     if (env.STAMP_VENDOR === 'simulated' && !env.ALLOW_SIMULATED_VENDOR) {
       problems.push('STAMP_VENDOR: the simulated vendor is refused when APP_ENV=production unless ALLOW_SIMULATED_VENDOR=true');

@@ -185,7 +185,15 @@ describe('configuration errors', () => {
     const production = startServiceProcess({ APP_ENV: 'production' });
     expect(await production.exited).toBe(2);
     const refused = production.stderr.join('\n');
-    for (const variable of ['URL_SIGNING_SECRET', 'SECRETS_ENCRYPTION_KEY', 'DATABASE_URL', 'PUBLIC_URL']) {
+    for (const variable of [
+      'URL_SIGNING_SECRET',
+      'SECRETS_ENCRYPTION_KEY',
+      'DATABASE_URL',
+      'PUBLIC_URL',
+      'PLATFORM_SIGNING_PFX',
+      'ALLOW_SANDBOX_ESP',
+      'STAMP_VENDOR',
+    ]) {
       expect(refused).toContain(variable);
     }
   });

@@ -1,4 +1,4 @@
-import { PDFDocument } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, type Envelope } from '../helpers/clients';
@@ -159,6 +159,33 @@ describe('signing sessions (aadhaar, suresign and pfx)', () => {
       query: { client_id: order.body.data.client_id },
     });
     expect(stamps.body.data.status_counts.used).toBe(1);
+  });
+
+  it('shows a wet-signature image inside the appearance when the signature element carries one', async () => {
+    const file = await uploadPdf(app, owner.token);
+    const asset = await uploadAsset(app, owner.token);
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, {
+        signers: [signerInput({ elements: [{ ...signatureAt(0, 72, 600), width: 220, height: 60, value: asset }] })],
+      }),
+    );
+    expect((await signerCall('POST', '/sign', session.signers[0].token, { consent: true })).status).toBe(200);
+    const pdf = await finalDocument(session.client_id);
+    await expectValidlySigned(pdf, 1);
+    const doc = await PDFDocument.load(pdf);
+    const field = doc
+      .getForm()
+      .getFields()
+      .find((f) => f.getName() === session.signers[0].signer_id)!;
+    const widget = field.acroField.getWidgets()[0];
+    const appearance = doc.context.lookup(widget.dict.lookup(PDFName.of('AP'), PDFDict).get(PDFName.of('N'))) as PDFRawStream;
+    const image = appearance.dict
+      .lookup(PDFName.of('Resources'), PDFDict)
+      .lookup(PDFName.of('XObject'), PDFDict)
+      .lookup(PDFName.of('Im1'));
+    expect((image as PDFRawStream).dict.get(PDFName.of('Subtype'))).toEqual(PDFName.of('Image'));
   });
 
   it('refuses to sign a cancelled session, and a PFX deleted in between', async () => {

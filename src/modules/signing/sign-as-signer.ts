@@ -7,7 +7,7 @@ import type { AppServices } from '../../platform/services';
 import { EsignSession } from '../esign/esign-session.entity';
 import { recordSignature } from '../esign/record-signature';
 import { publishSessionChange } from '../esign/session-events';
-import { Signer } from '../esign/signer.entity';
+import { Signer, type StoredElement } from '../esign/signer.entity';
 import { StoredFile } from '../files/stored-file.entity';
 import { openPfxCredential } from '../pfx/manage-pfx';
 import { readAadhaarCertDetails } from './certificates';
@@ -43,22 +43,18 @@ async function ensurePrepared(services: AppServices, tx: EntityManager, session:
   const imageElements = signers.flatMap((signer) =>
     signer.elements.filter((element) => element.type === 'image' && element.value),
   );
-  const assets = new Map(
-    (await tx.find(StoredFile, { id: imageElements.map((element) => element.value!), user: session.user, kind: 'asset' })).map(
-      (file) => [file.id, file],
-    ),
+  // A signature element may carry a wet-signature image (an asset): it shows inside that appearance.
+  const isWet = (element: StoredElement) => element.type === 'signature' && !!element.value?.startsWith('file_');
+  const assetIds = [...imageElements, ...signers.flatMap((signer) => signer.elements.filter(isWet))].map(
+    (element) => element.value!,
   );
-  const images: ImagePlacement[] = [];
-  for (const element of imageElements) {
-    const asset = assets.get(element.value!);
-    if (!asset) continue;
-    images.push({
-      ...element,
-      page: element.page + shift,
-      bytes: await services.blobs.getBytes(asset.storageKey),
-      mime: asset.mime as ImagePlacement['mime'],
-    });
+  const assets = new Map<string, { bytes: Buffer; mime: ImagePlacement['mime'] }>();
+  for (const asset of await tx.find(StoredFile, { id: assetIds, user: session.user, kind: 'asset' })) {
+    assets.set(asset.id, { bytes: await services.blobs.getBytes(asset.storageKey), mime: asset.mime as ImagePlacement['mime'] });
   }
+  const images: ImagePlacement[] = imageElements
+    .filter((element) => assets.has(element.value!))
+    .map((element) => ({ ...element, page: element.page + shift, ...assets.get(element.value!)! }));
   const prepared = await prepareForSigning(
     await services.blobs.getBytes(current.storageKey),
     signers.map((signer) => ({
@@ -71,6 +67,7 @@ async function ensurePrepared(services: AppServices, tx: EntityManager, session:
           y: element.y,
           width: element.width,
           height: element.height,
+          wetImage: isWet(element) ? assets.get(element.value!) : undefined,
         })),
     })),
     images,

@@ -9,12 +9,20 @@ export interface Box {
   height: number;
 }
 
+export interface SignatureBox extends Box {
+  /** A wet-signature image drawn inside this placement's appearance when the signer signs. */
+  wetImage?: { bytes: Uint8Array; mime: 'image/png' | 'image/jpeg' };
+}
+
 export interface SignerLayout {
   /** The signature field's name (`/T`); signing finds the field by it. */
   fieldName: string;
   /** Where the signature appearance goes; none: an invisible signature. */
-  signatureBoxes: Box[];
+  signatureBoxes: SignatureBox[];
 }
+
+/** Annotation key naming the image XObject a placement's appearance shows (a second-class name). */
+export const WET_IMAGE_KEY = 'EsignWetImage';
 
 export interface ImagePlacement extends Box {
   bytes: Uint8Array;
@@ -86,8 +94,9 @@ export async function prepareForSigning(
     );
     addAnnotation(page, fieldRef);
     fields.push(fieldRef);
+    if (first?.wetImage) await attachWetImage(doc, fieldRef, first.wetImage);
     // Further placements show the same appearance: stamp annotations named after the field, empty until signed.
-    more.forEach((box, index) => {
+    for (const [index, box] of more.entries()) {
       const extraPage = pages[box.page];
       const stamp = context.obj({
         Type: 'Annot',
@@ -97,10 +106,22 @@ export async function prepareForSigning(
         P: extraPage.ref,
         NM: PDFString.of(`${signer.fieldName}#${index + 1}`),
       });
-      addAnnotation(extraPage, context.register(stamp));
-    });
+      const stampRef = context.register(stamp);
+      addAnnotation(extraPage, stampRef);
+      if (box.wetImage) await attachWetImage(doc, stampRef, box.wetImage);
+    }
   }
   return doc.save({ useObjectStreams: false });
+}
+
+/** Embeds the image now (the one rewrite) so that signing only has to reference it from the appearance. */
+async function attachWetImage(
+  doc: PDFDocument,
+  annotationRef: PDFRef,
+  image: NonNullable<SignatureBox['wetImage']>,
+): Promise<void> {
+  const embedded = image.mime === 'image/png' ? await doc.embedPng(image.bytes) : await doc.embedJpg(image.bytes);
+  doc.context.lookup(annotationRef, PDFDict).set(PDFName.of(WET_IMAGE_KEY), embedded.ref);
 }
 
 function addAnnotation(page: PDFPage, ref: PDFRef): void {

@@ -1,4 +1,5 @@
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString } from 'pdf-lib';
+import { WET_IMAGE_KEY } from './prepare-for-signing';
 
 /** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
 export const SIGNATURE_BYTES = 32_768;
@@ -42,11 +43,18 @@ function findField(doc: PDFDocument, name: string): { fieldRef: PDFRef; field: P
   throw new Error(`no signature field ${name} in the prepared document`);
 }
 
-function appearanceStream(lines: string[], width: number, height: number): string {
+/** The wet-signature image's box inside the appearance: the left part, keeping the image's proportions. */
+interface ImageArea {
+  width: number;
+  height: number;
+}
+
+function appearanceStream(lines: string[], width: number, height: number, image?: ImageArea): string {
+  const textLeft = image ? image.width + 8 : 4;
   const size = Math.max(4, Math.min(11, (height - 6) / Math.max(1, lines.length) / 1.25));
   const widest = Math.max(1, ...lines.map((line) => line.length));
   // Helvetica averages about half an em per character: shrink long lines to fit the box.
-  const fontSize = Math.max(3, Math.min(size, (width - 8) / (widest * 0.56)));
+  const fontSize = Math.max(3, Math.min(size, (width - textLeft - 4) / (widest * 0.56)));
   const leading = fontSize * 1.25;
   const operations = [
     'q',
@@ -55,14 +63,30 @@ function appearanceStream(lines: string[], width: number, height: number): strin
     `0 0 ${width.toFixed(2)} ${height.toFixed(2)} re f`,
     '0.12 0.23 0.55 RG 0.8 w',
     `0.4 0.4 ${Math.max(0, width - 0.8).toFixed(2)} ${Math.max(0, height - 0.8).toFixed(2)} re S`,
+    ...(image
+      ? [
+          'q',
+          `${image.width.toFixed(2)} 0 0 ${image.height.toFixed(2)} 4 ${((height - image.height) / 2).toFixed(2)} cm`,
+          '/Im1 Do',
+          'Q',
+        ]
+      : []),
     'BT',
     `/F1 ${fontSize.toFixed(2)} Tf 0.05 0.1 0.3 rg`,
-    `4 ${(height - 3 - fontSize).toFixed(2)} Td ${leading.toFixed(2)} TL`,
+    `${textLeft.toFixed(2)} ${(height - 3 - fontSize).toFixed(2)} Td ${leading.toFixed(2)} TL`,
     ...lines.map((line, index) => `${index === 0 ? '' : 'T* '}${literal(line)} Tj`),
     'ET',
     'Q',
   ];
   return operations.join('\n');
+}
+
+function imageArea(stream: PDFRawStream, width: number, height: number): ImageArea {
+  const pixelsWide = (stream.dict.get(PDFName.of('Width')) as PDFNumber).asNumber();
+  const pixelsHigh = (stream.dict.get(PDFName.of('Height')) as PDFNumber).asNumber();
+  const areaHeight = height - 6;
+  const areaWidth = Math.min(width * 0.45, (areaHeight * pixelsWide) / pixelsHigh);
+  return { width: areaWidth, height: (areaWidth * pixelsHigh) / pixelsWide };
 }
 
 function placementStamps(doc: PDFDocument, fieldName: string): PDFRef[] {
@@ -127,12 +151,15 @@ export async function signIncrementally(pdf: Uint8Array, details: SignatureDetai
     const height = Math.abs(rect[3] - rect[1]);
     if (width > 0 && height > 0) {
       const apRef = context.nextRef();
-      const content = Buffer.from(appearanceStream(details.appearanceLines, width, height), 'latin1');
+      const wet = widget.get(PDFName.of(WET_IMAGE_KEY));
+      const image = wet instanceof PDFRef ? imageArea(context.lookup(wet) as PDFRawStream, width, height) : undefined;
+      const content = Buffer.from(appearanceStream(details.appearanceLines, width, height, image), 'latin1');
+      const xobjects = image ? ` /XObject << /Im1 ${(wet as PDFRef).toString()} >>` : '';
       objects.push({
         ref: apRef,
         body: Buffer.concat([
           Buffer.from(
-            `<< /Type /XObject /Subtype /Form /BBox [0 0 ${width.toFixed(2)} ${height.toFixed(2)}] /Resources << /Font << /F1 ${fontRef.toString()} >> >> /Length ${content.length} >>\nstream\n`,
+            `<< /Type /XObject /Subtype /Form /BBox [0 0 ${width.toFixed(2)} ${height.toFixed(2)}] /Resources << /Font << /F1 ${fontRef.toString()} >>${xobjects} >> /Length ${content.length} >>\nstream\n`,
             'latin1',
           ),
           content,
