@@ -96,8 +96,14 @@ const TAG = {
 // ---------------------------------------------------------------------------------------------------------------
 // Signing
 
-/** CMS SignedData (DER), detached, over `content` (the bytes a PDF ByteRange covers). */
-export async function signDetachedCms(content: Uint8Array, identity: SigningIdentity): Promise<Uint8Array> {
+/**
+ * CMS SignedData (DER), detached, over `content` (the bytes a PDF ByteRange covers), given whole or as the
+ * parts to hash in order (so that a large document's two ranges need not be copied into one buffer).
+ */
+export async function signDetachedCms(
+  content: Uint8Array | readonly Uint8Array[],
+  identity: SigningIdentity,
+): Promise<Uint8Array> {
   const key = createPrivateKey(identity.privateKeyPem);
   if (key.asymmetricKeyType !== 'rsa')
     throw new Error(`signDetachedCms: the signing key must be RSA, not ${key.asymmetricKeyType}`);
@@ -120,7 +126,7 @@ export async function signDetachedCms(content: Uint8Array, identity: SigningIden
   );
   const signedAttrs = derSetOf(TAG.set, [
     attribute(OID.contentType, oid(OID.data)),
-    attribute(OID.messageDigest, der(TAG.octetString, hash('sha256', content))),
+    attribute(OID.messageDigest, der(TAG.octetString, hashParts('sha256', content instanceof Uint8Array ? [content] : content))),
     attribute(OID.signingCertificateV2, der(TAG.sequence, der(TAG.sequence, essCertIdV2))),
   ]);
   // The signature covers the DER of the attributes as a SET OF (tag 0x31); in SignerInfo they are [0] IMPLICIT.
@@ -421,6 +427,12 @@ function formatName(multiline: string): string {
 
 function hash(algorithm: string, data: Uint8Array): Buffer {
   return createHash(algorithm).update(data).digest();
+}
+
+function hashParts(algorithm: string, parts: readonly Uint8Array[]): Buffer {
+  const digest = createHash(algorithm);
+  for (const part of parts) digest.update(part);
+  return digest.digest();
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {

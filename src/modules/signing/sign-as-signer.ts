@@ -91,7 +91,7 @@ async function ensurePrepared(services: AppServices, tx: EntityManager, session:
 }
 
 interface SigningMaterial {
-  sign(content: Uint8Array): Promise<Uint8Array>;
+  sign(ranges: readonly Uint8Array[]): Promise<Uint8Array>;
   /** After signing: the certificate the ESP issued, for Aadhaar signers. */
   issuedCertificatePem?(): string | undefined;
 }

@@ -17,7 +17,7 @@ export interface EspBackend {
   /** After a successful authentication: the CMS over `content`, made with the holder's new certificate. */
   sign(
     ctx: EspContext,
-    input: { transactionId: string; content: Uint8Array },
+    input: { transactionId: string; content: readonly Uint8Array[] },
   ): Promise<{ cms: Uint8Array; certificatePem: string }>;
 }
 

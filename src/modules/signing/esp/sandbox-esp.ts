@@ -110,7 +110,7 @@ export class SandboxEsp implements EspBackend {
 
   async sign(
     ctx: EspContext,
-    input: { transactionId: string; content: Uint8Array },
+    input: { transactionId: string; content: readonly Uint8Array[] },
   ): Promise<{ cms: Uint8Array; certificatePem: string }> {
     const transaction = await ctx.em.findOneOrFail(SandboxEspTransaction, { id: input.transactionId, usedAt: null });
     if (!transaction.authenticatedAt) throw new Error('the transaction is not authenticated');

@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString } from 'pdf-lib';
+import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString } from 'pdf-lib';
 import { WET_IMAGE_KEY } from './prepare-for-signing';
 
 /** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
@@ -14,8 +14,8 @@ export interface SignatureDetails {
   time: Date;
   /** Lines drawn in each visible widget, top to bottom. */
   appearanceLines: string[];
-  /** Produces the CMS (DER) over exactly the bytes the ByteRange covers. */
-  sign(content: Uint8Array): Promise<Uint8Array>;
+  /** Produces the CMS (DER) over exactly the bytes the ByteRange covers: the two ranges, in order. */
+  sign(ranges: readonly Uint8Array[]): Promise<Uint8Array>;
 }
 
 /** PDF date: D:YYYYMMDDHHmmSS+00'00' */
@@ -108,12 +108,14 @@ function placementStamps(doc: PDFDocument, fieldName: string): PDFRef[] {
  * earlier signature stays valid; the new one covers the whole file but its own /Contents.
  */
 export async function signIncrementally(pdf: Uint8Array, details: SignatureDetails): Promise<Uint8Array> {
-  const original = Buffer.from(pdf);
+  // A view, not a copy: a 50 MB document should cost one copy (the output), not three.
+  const original = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   const tail = original.subarray(Math.max(0, original.length - 1024)).toString('latin1');
   const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
   if (!startxref) throw new Error('no startxref at the end of the document');
 
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  // Parsed in one go (no yielding between objects): signing is one request's work, not a background job.
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   const context = doc.context;
   const { fieldRef, field } = findField(doc, details.fieldName);
   if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
@@ -219,7 +221,7 @@ export async function signIncrementally(pdf: Uint8Array, details: SignatureDetai
   const rangeAt = updated.indexOf(BYTE_RANGE_PLACEHOLDER, signatureStart, 'latin1');
   updated.write(byteRange.padEnd(BYTE_RANGE_PLACEHOLDER.length, ' '), rangeAt, 'latin1');
 
-  const cms = await details.sign(Buffer.concat([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
+  const cms = await details.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
   if (cms.length > SIGNATURE_BYTES) throw new Error(`the signature (${cms.length} bytes) does not fit its placeholder`);
   updated.write(
     Buffer.from(cms)

@@ -1,0 +1,42 @@
+/**
+ * One signing (or one baseline load-and-save) in a process of its own, so that its peak memory can be read
+ * from the kernel (VmHWM) instead of sampled. Prints `{ms, peakMB}` as JSON.
+ */
+import { readFileSync } from 'node:fs';
+import { PDFDocument } from 'pdf-lib';
+import { signDetachedCms, type SigningIdentity } from '../src/modules/signing/cms';
+import { signIncrementally } from '../src/modules/signing/pdf/sign-incrementally';
+
+function kernelMB(field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync('/proc/self/status', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
+  return Number(/(\d+)/.exec(line ?? '0')![1]) / 1024;
+}
+
+async function main() {
+  const [mode, file, identityFile] = process.argv.slice(2);
+  const pdf = readFileSync(file);
+  const identity = JSON.parse(readFileSync(identityFile, 'utf8')) as SigningIdentity;
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = kernelMB('VmRSS');
+  const began = process.hrtime.bigint();
+  if (mode === 'baseline') {
+    await (await PDFDocument.load(pdf, { updateMetadata: false })).save({ useObjectStreams: false });
+  } else {
+    await signIncrementally(pdf, {
+      fieldName: 'bench',
+      signerName: 'Bench Signer',
+      time: new Date(),
+      appearanceLines: ['Digitally signed by Bench Signer'],
+      sign: (ranges) => signDetachedCms(ranges, identity),
+    });
+  }
+  const ms = Number(process.hrtime.bigint() - began) / 1e6;
+  process.stdout.write(JSON.stringify({ ms, peakMB: Math.max(0, kernelMB('VmHWM') - before) }));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
