@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import forge from 'node-forge';
+import pg from 'pg';
+import { createHttpApp, type HttpApp } from '../src/app';
+import { loadConfig, type AppConfig } from '../src/config';
+import { jobDefinitions } from '../src/jobs';
+import { createRootCa, issueSigningCertificate } from '../src/modules/signing/certificates';
+import { createUser } from '../src/modules/users/create-user';
+import { creditWallet } from '../src/modules/wallet/credit-wallet';
+import { startServices, type RunningServices } from '../src/platform/bootstrap';
+import { databaseUrl, freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/db/embedded-postgres';
+import { createLogger } from '../src/platform/logger';
+
+export interface BenchApp {
+  url: string;
+  databaseUrl: string;
+  config: AppConfig;
+  services: RunningServices;
+  http: HttpApp;
+  /** A user with a fresh token and, when asked, money in the wallet. */
+  createUser(walletRupees?: number): Promise<{ user_id: string; token: string }>;
+  close(): Promise<void>;
+}
+
+export interface BenchDatabase {
+  /** An empty database of its own for one app. */
+  create(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The run's PostgreSQL: DATABASE_URL (it must allow CREATE DATABASE), or an embedded cluster in a temporary directory. */
+export async function openBenchDatabase(): Promise<BenchDatabase> {
+  let cluster: EmbeddedDatabase | undefined;
+  let dir: string | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'esign-bench-pg-'));
+    await chmod(dir, 0o755);
+    cluster = await startEmbeddedPostgres(path.join(dir, 'pg'));
+    adminUrl = cluster.adminUrl;
+  }
+  const created: string[] = [];
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    create: async () => {
+      const name = `bench_${randomBytes(5).toString('hex')}`;
+      await admin(`create database ${name}`);
+      created.push(name);
+      return databaseUrl(adminUrl!, name);
+    },
+    close: async () => {
+      for (const name of created) await admin(`drop database if exists ${name} with (force)`).catch(() => undefined);
+      await cluster?.stop();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The service as production runs it (APP_ENV=production, compiled JS, logs at warn), with the secrets and
+ * switches production insists on generated for the run, on a database of its own.
+ */
+export async function startBenchApp(database: BenchDatabase, env: Record<string, string> = {}): Promise<BenchApp> {
+  const url = await database.create();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-bench-app-'));
+  const port = await freePort();
+  const pfxPath = path.join(dataDir, 'platform.pfx');
+  await writeFile(pfxPath, await benchPlatformPfx());
+  const config = loadConfig({
+    APP_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    URL_SIGNING_SECRET: randomBytes(24).toString('hex'),
+    SECRETS_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
+    PLATFORM_SIGNING_PFX: pfxPath,
+    PLATFORM_SIGNING_PFX_PASSWORD: 'bench',
+    ALLOW_SANDBOX_ESP: 'true',
+    ALLOW_SIMULATED_VENDOR: 'true',
+    DB_POOL_MAX: '10',
+    QUEUE_POLL_INTERVAL_SECONDS: '0.5',
+    ...env,
+  });
+  const log = createLogger(config.logLevel);
+  const services = await startServices(config, log, { url }, jobDefinitions);
+  const http = await createHttpApp(services);
+  await new Promise<void>((resolve) => http.server.listen(port, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    databaseUrl: url,
+    config,
+    services,
+    http,
+    createUser: async (walletRupees) => {
+      const created = await createUser(services.orm.em.fork(), { email: `bench-${randomBytes(5).toString('hex')}@example.com` });
+      if (walletRupees) await creditWallet(services.orm.em.fork(), created.user_id, BigInt(walletRupees) * 100n);
+      return { user_id: created.user_id, token: created.token };
+    },
+    close: async () => {
+      await http.close(1000);
+      await services.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A PKCS#12 for the platform signer (production requires one). */
+async function benchPlatformPfx(): Promise<Buffer> {
+  const root = createRootCa('Bench Root', 'Bench');
+  const signer = issueSigningCertificate(
+    root,
+    { commonName: 'Bench Platform Signer' },
+    { notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000) },
+  );
+  const p12 = forge.pkcs12.toPkcs12Asn1(
+    forge.pki.privateKeyFromPem(signer.privateKeyPem),
+    [forge.pki.certificateFromPem(signer.certificatePem), forge.pki.certificateFromPem(root.certificatePem)],
+    'bench',
+    { algorithm: '3des' },
+  );
+  return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
+}
+
+/** Percentile of a list of numbers (0..100). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
