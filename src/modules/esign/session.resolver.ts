@@ -1,6 +1,6 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { AppError } from '../../platform/errors';
-import { createRequestContext, type RequestContext } from '../../platform/graphql/context';
+import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
 import { FileInfoType, toFileInfo } from '../files/file.types';
@@ -127,10 +127,11 @@ export class EsignSessionResolver {
     @Root() event: SessionEvent,
     @Ctx() ctx: RequestContext,
   ): Promise<EsignSessionType> {
-    // A subscription outlives many events: each one is read with a fresh entity manager and loaders.
-    Object.assign(ctx, createRequestContext(ctx.services, ctx.actor));
-    if (event.client_id !== clientId) throw new AppError('not_found');
-    return toSessionView(await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId));
+    // A subscription outlives many events: each is read afresh, with one read shared by its subscribers.
+    Object.assign(ctx, eventContext(ctx.services, ctx.actor, event));
+    const session = event.client_id === clientId ? await ctx.loaders.sessionById.load(clientId) : null;
+    if (!session || session.user.id !== ctx.actor.userId) throw new AppError('not_found');
+    return toSessionView(session);
   }
 
   @FieldResolver(() => [SignerType])

@@ -14,7 +14,7 @@ import {
   Subscription,
 } from 'type-graphql';
 import { AppError } from '../../platform/errors';
-import { createRequestContext, type RequestContext } from '../../platform/graphql/context';
+import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
 import { EsignSessionType, toSessionView } from '../esign/session.types';
@@ -128,10 +128,16 @@ export class StampOrderResolver {
       return ownEvents(ctx.services.events.subscribe(orderTopic(args.client_id as string)), ctx.actor.userId);
     },
   })
-  async stampOrderUpdated(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<StampOrderType> {
-    // Each event is read with a fresh entity manager and loaders (a subscription lives long).
-    Object.assign(ctx, createRequestContext(ctx.services, ctx.actor));
-    return toOrderView(await getOwnOrder(ctx.em, ctx.actor, clientId));
+  async stampOrderUpdated(
+    @Arg('client_id') clientId: string,
+    @Root() event: Record<string, unknown>,
+    @Ctx() ctx: RequestContext,
+  ): Promise<StampOrderType> {
+    // Each event is read afresh (a subscription lives long), with one read shared by its subscribers.
+    Object.assign(ctx, eventContext(ctx.services, ctx.actor, event));
+    const order = await ctx.loaders.orderById.load(clientId);
+    if (!order || order.user.id !== ctx.actor.userId) throw new AppError('not_found');
+    return toOrderView(order);
   }
 
   @FieldResolver(() => [StampInstanceType])

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createPubSub } from '@graphql-yoga/subscription';
+import { setMaxListeners } from 'node:events';
 import pg from 'pg';
 import type { Logger } from '../logger';
 
@@ -11,13 +12,20 @@ export interface BusMessage {
   detail: Record<string, unknown>;
 }
 
+/** Hundreds of subscribers of one topic are normal here, not a leak. */
+function eventTargetWithoutListenerLimit(): EventTarget {
+  const target = new EventTarget();
+  setMaxListeners(0, target);
+  return target;
+}
+
 /**
  * Events between every process of the service. Publishing is `pg_notify` on the publisher's own
  * transaction, so an event is delivered only if, and when, the change it announces commits; every
  * process LISTENs on one connection and hands what arrives to its local subscribers (graphql-ws).
  */
 export class EventBus {
-  private readonly target = new EventTarget();
+  private readonly target = eventTargetWithoutListenerLimit();
   private readonly pubSub = createPubSub<Record<string, [Record<string, unknown>]>>({ eventTarget: this.target as never });
   private client?: pg.Client;
   private stopped = false;

@@ -22,3 +22,20 @@ export function createRequestContext(
   const key = headers?.['idempotency-key'];
   return { actor, em, loaders: createLoaders(em), services, idempotencyKey: typeof key === 'string' ? key : undefined };
 }
+
+const perEvent = new WeakMap<object, Pick<RequestContext, 'em' | 'loaders'>>();
+
+/**
+ * The context one subscription event is read with. Every subscriber of a topic in this process receives the
+ * same event object, so they share one entity manager and one set of loaders for it: 500 subscribers of an
+ * order cost one read per event, not 500. (Subscriptions are owner-only, so the sharers are the same owner.)
+ */
+export function eventContext(services: AppServices, actor: Actor, event: object): RequestContext {
+  let shared = perEvent.get(event);
+  if (!shared) {
+    const em = services.orm.em.fork();
+    shared = { em, loaders: createLoaders(em) };
+    perEvent.set(event, shared);
+  }
+  return { actor, services, ...shared };
+}

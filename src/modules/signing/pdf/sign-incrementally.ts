@@ -1,4 +1,15 @@
-import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString } from 'pdf-lib';
+import {
+  ParseSpeeds,
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+} from 'pdf-lib';
 import { WET_IMAGE_KEY } from './prepare-for-signing';
 
 /** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
