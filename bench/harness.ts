@@ -20,6 +20,8 @@ export interface BenchApp {
   config: AppConfig;
   services: RunningServices;
   http: HttpApp;
+  /** The variables the service was configured with: a worker process started with them works the same database and blobs. */
+  env: Record<string, string>;
   /** A user with a fresh token and, when asked, money in the wallet. */
   createUser(walletRupees?: number): Promise<{ user_id: string; token: string }>;
   close(): Promise<void>;
@@ -67,44 +69,68 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   };
 }
 
+export interface BenchServiceEnv {
+  /** Production mode, secrets and a platform PKCS#12 generated for the run, a data directory of its own. */
+  env: Record<string, string>;
+  port: number;
+  dataDir: string;
+  /** Removes the data directory (blobs, the PKCS#12). */
+  remove(): Promise<void>;
+}
+
+/**
+ * The environment startBenchApp configures the service with, for a benchmark that runs the service in a process
+ * of its own (`node dist/src/main.js` or `dist/src/worker.js`) on `databaseUrl`.
+ */
+export async function benchServiceEnv(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServiceEnv> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-bench-app-'));
+  const port = await freePort();
+  const pfxPath = path.join(dataDir, 'platform.pfx');
+  await writeFile(pfxPath, await benchPlatformPfx());
+  return {
+    env: {
+      APP_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      URL_SIGNING_SECRET: randomBytes(24).toString('hex'),
+      SECRETS_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
+      PLATFORM_SIGNING_PFX: pfxPath,
+      PLATFORM_SIGNING_PFX_PASSWORD: 'bench',
+      ALLOW_SANDBOX_ESP: 'true',
+      ALLOW_SIMULATED_VENDOR: 'true',
+      DB_POOL_MAX: '10',
+      QUEUE_POLL_INTERVAL_SECONDS: '0.5',
+      ...env,
+    },
+    port,
+    dataDir,
+    remove: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
 /**
  * The service as production runs it (APP_ENV=production, compiled JS, logs at warn), with the secrets and
  * switches production insists on generated for the run, on a database of its own.
  */
 export async function startBenchApp(database: BenchDatabase, env: Record<string, string> = {}): Promise<BenchApp> {
   const url = await database.create();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-bench-app-'));
-  const port = await freePort();
-  const pfxPath = path.join(dataDir, 'platform.pfx');
-  await writeFile(pfxPath, await benchPlatformPfx());
-  const config = loadConfig({
-    APP_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: url,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    URL_SIGNING_SECRET: randomBytes(24).toString('hex'),
-    SECRETS_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
-    PLATFORM_SIGNING_PFX: pfxPath,
-    PLATFORM_SIGNING_PFX_PASSWORD: 'bench',
-    ALLOW_SANDBOX_ESP: 'true',
-    ALLOW_SIMULATED_VENDOR: 'true',
-    DB_POOL_MAX: '10',
-    QUEUE_POLL_INTERVAL_SECONDS: '0.5',
-    ...env,
-  });
+  const prepared = await benchServiceEnv(url, env);
+  const config = loadConfig(prepared.env);
   const log = createLogger(config.logLevel);
   const services = await startServices(config, log, { url }, jobDefinitions);
   const http = await createHttpApp(services);
-  await new Promise<void>((resolve) => http.server.listen(port, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => http.server.listen(prepared.port, '127.0.0.1', () => resolve()));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${prepared.port}`,
     databaseUrl: url,
     config,
     services,
     http,
+    env: prepared.env,
     createUser: async (walletRupees) => {
       const created = await createUser(services.orm.em.fork(), { email: `bench-${randomBytes(5).toString('hex')}@example.com` });
       if (walletRupees) await creditWallet(services.orm.em.fork(), created.user_id, BigInt(walletRupees) * 100n);
@@ -113,7 +139,7 @@ export async function startBenchApp(database: BenchDatabase, env: Record<string,
     close: async () => {
       await http.close(1000);
       await services.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      await prepared.remove();
     },
   };
 }

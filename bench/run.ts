@@ -1,16 +1,47 @@
 /**
- * `npm run bench`: every benchmark, each figure next to a baseline measured in the same run, printed as one
- * table and written to bench/results.json so that a later run can be compared. Exits 1 when a floor is missed.
+ * `npm run bench [-- name...]`: every benchmark (or those whose name contains a given word), each figure next
+ * to a baseline measured in the same run, printed as one table and written to bench/results.json so that a
+ * later run can be compared. Runs the service in production mode on the embedded (or DATABASE_URL) PostgreSQL.
+ * Exits 1 when a floor is missed.
  */
 import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { contentionBenchmarks } from './contention.bench';
+import { openBenchDatabase, type BenchDatabase } from './harness';
 import { printTable, type BenchRow } from './measure';
+import { nestedGraphqlBenchmarks } from './nested-graphql.bench';
+import { procurementBenchmarks } from './procurement.bench';
+import { readBenchmarks } from './reads.bench';
 import { signingBenchmarks } from './signing.bench';
+import { subscriptionBenchmarks } from './subscriptions.bench';
+import { uploadBenchmarks } from './uploads.bench';
+
+/** In the issue's order; each starts (and stops) its own app on a database of its own. */
+const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
+  ['reads', readBenchmarks],
+  ['nested GraphQL', nestedGraphqlBenchmarks],
+  ['procurement and queue', procurementBenchmarks],
+  ['uploads', uploadBenchmarks],
+  ['signing', () => signingBenchmarks()],
+  ['subscriptions', subscriptionBenchmarks],
+  ['contention', contentionBenchmarks],
+];
 
 async function main() {
-  const rows: BenchRow[] = [...(await signingBenchmarks())];
+  const only = process.argv.slice(2);
+  const database = await openBenchDatabase();
+  const rows: BenchRow[] = [];
+  try {
+    for (const [name, run] of suites) {
+      if (only.length > 0 && !only.some((wanted) => name.includes(wanted))) continue;
+      process.stderr.write(`running ${name}...\n`);
+      rows.push(...(await run(database)));
+    }
+  } finally {
+    await database.close();
+  }
   printTable(rows);
   const machine = {
     cpus: os.cpus().length,

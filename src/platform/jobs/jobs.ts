@@ -26,24 +26,36 @@ export async function createQueues(boss: PgBoss, definitions: readonly JobDefini
   }
 }
 
-/** Runs the handlers in this process. Jobs are fetched one at a time, so one failure fails one job only. */
+/**
+ * Runs the handlers in this process. Jobs are fetched one at a time, so one failure fails one job only.
+ *
+ * pg-boss 10 sleeps out the rest of the polling interval after every fetch, even one that found a job: alone, a
+ * worker fetching one job at a time would run at most one job per interval (2 jobs/s at 0.5 s). After a job that
+ * succeeded the worker is woken to fetch the next one at once; an empty fetch, or a failed job, still waits.
+ */
 export async function startWorkers(
   services: AppServices,
   definitions: readonly JobDefinition<any>[],
   pollingIntervalSeconds: number,
 ) {
   for (const definition of definitions) {
-    await services.boss.work(definition.name, { batchSize: 1, pollingIntervalSeconds }, async (jobs: PgBoss.Job<object>[]) => {
-      for (const job of jobs) {
-        await logScope.run({ req_id: `job:${definition.name}:${job.id}` }, async () => {
-          try {
-            await definition.handle(services, job.data as never, job as never);
-          } catch (error) {
-            services.log.error({ err: error, job: job.id }, `job ${definition.name} failed`);
-            throw error;
-          }
-        });
-      }
-    });
+    let workerId: string | undefined;
+    workerId = await services.boss.work(
+      definition.name,
+      { batchSize: 1, pollingIntervalSeconds },
+      async (jobs: PgBoss.Job<object>[]) => {
+        for (const job of jobs) {
+          await logScope.run({ req_id: `job:${definition.name}:${job.id}` }, async () => {
+            try {
+              await definition.handle(services, job.data as never, job as never);
+            } catch (error) {
+              services.log.error({ err: error, job: job.id }, `job ${definition.name} failed`);
+              throw error;
+            }
+          });
+        }
+        if (workerId) services.boss.notifyWorker(workerId);
+      },
+    );
   }
 }
