@@ -1,5 +1,6 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
+import type { AadhaarCertDetails } from '../signing/certificates';
 import { EsignSession, type SignType } from './esign-session.entity';
 
 export type SignerStatus = 'pending' | 'completed' | 'failed';
@@ -42,16 +43,6 @@ export interface NotificationFlags {
   invite: boolean;
   completion: boolean;
   whatsapp: boolean;
-}
-
-export interface AadhaarCertDetails {
-  name: string;
-  country: string;
-  state: string;
-  pin_code: string;
-  aadhaar: string;
-  year_of_birth: string;
-  gender: string;
 }
 
 /**
