@@ -73,13 +73,6 @@ class OrderListArgs extends PageArgs {
   @Field(() => String, { nullable: true }) status?: string | null;
 }
 
-async function* ownEvents(
-  source: AsyncIterable<Record<string, unknown>>,
-  userId: string,
-): AsyncGenerator<Record<string, unknown>> {
-  for await (const event of source) if (event.user_id === userId) yield event;
-}
-
 @Resolver(() => CreatedStampOrderType)
 export class StampOrderResolver {
   @Query(() => [StampStateType], { description: 'States where stamps can be procured.' })
@@ -125,7 +118,8 @@ export class StampOrderResolver {
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
       await getOwnOrder(ctx.em, ctx.actor, args.client_id as string);
-      return ownEvents(ctx.services.events.subscribe(orderTopic(args.client_id as string)), ctx.actor.userId);
+      // The topic is the order's own id, checked above; each event is checked again as it is read.
+      return ctx.services.events.subscribe(orderTopic(args.client_id as string));
     },
   })
   async stampOrderUpdated(
