@@ -1,7 +1,20 @@
 import { randomBytes } from 'node:crypto';
 
 export type IdPrefix =
-  'user' | 'tok' | 'file' | 'esign' | 'signer' | 'template' | 'field' | 'stamp' | 'stamp_inst' | 'pfx' | 'wle';
+  | 'user'
+  | 'tok'
+  | 'file'
+  | 'esign'
+  | 'signer'
+  | 'template'
+  | 'field'
+  | 'stamp'
+  | 'stamp_inst'
+  | 'pfx'
+  | 'wle'
+  | 'otp'
+  | 'ntf'
+  | 'aud';
 
 /** Public identifiers: a kind prefix and 128 random bits, so they can be neither guessed nor enumerated. */
 export function newId(prefix: IdPrefix): string {

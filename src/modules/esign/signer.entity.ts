@@ -39,6 +39,17 @@ export interface FaceMatchState {
   match_score: number | null;
 }
 
+/** Where the signer was when the location check passed; `distance_m` from the geofence centre when enforced. */
+export interface SignerLocation {
+  source: 'device' | 'ip';
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_m: number | null;
+  ip: string | null;
+  distance_m: number | null;
+  recorded_at: string;
+}
+
 export interface NotificationFlags {
   invite: boolean;
   completion: boolean;
@@ -145,4 +156,20 @@ export class Signer {
 
   @Property({ type: 'datetime', nullable: true })
   completedAt?: Date;
+
+  // The pre-signing checks (docs/signing.md): each is done once, in order, before the signature.
+  @Property({ type: 'datetime', nullable: true })
+  emailVerifiedAt?: Date;
+
+  @Property({ type: 'datetime', nullable: true })
+  mobileVerifiedAt?: Date;
+
+  @Property({ type: 'json', nullable: true })
+  location?: SignerLocation;
+
+  @Property({ type: 'integer', default: 0 })
+  faceAttempts: Opt<number> = 0;
+
+  @Property({ type: 'datetime', nullable: true })
+  invitedAt?: Date;
 }

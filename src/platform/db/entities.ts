@@ -10,6 +10,9 @@ import { PlatformKey } from '../../modules/signing/platform-key.entity';
 import { SandboxEspTransaction } from '../../modules/signing/esp/esp-transaction.entity';
 import { StampArticle, StampState } from '../../modules/stamps/stamp-reference.entity';
 import { StampInstance, StampOrder } from '../../modules/stamps/stamp-order.entity';
+import { SignerOtp } from '../../modules/signer-checks/signer-otp.entity';
+import { Notification } from '../../modules/notifications/notification.entity';
+import { AuditEvent } from '../../modules/audit/audit-event.entity';
 
 /** Every entity of the service; the ORM is configured from this list only. */
 export const entities = [
@@ -28,4 +31,7 @@ export const entities = [
   PfxCredential,
   PlatformKey,
   SandboxEspTransaction,
+  SignerOtp,
+  Notification,
+  AuditEvent,
 ];

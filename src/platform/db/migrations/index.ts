@@ -9,6 +9,7 @@ import { Migration20261122002541_IdempotencyFingerprint } from './Migration20261
 import { Migration20261122003234_PfxCredentials } from './Migration20261122003234_PfxCredentials';
 import { Migration20261122003820_Signing } from './Migration20261122003820_Signing';
 import { Migration20261122004347_SandboxEsp } from './Migration20261122004347_SandboxEsp';
+import { Migration20261122014115_SignerJourney } from './Migration20261122014115_SignerJourney';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122003234_PfxCredentials', class: Migration20261122003234_PfxCredentials },
   { name: 'Migration20261122003820_Signing', class: Migration20261122003820_Signing },
   { name: 'Migration20261122004347_SandboxEsp', class: Migration20261122004347_SandboxEsp },
+  { name: 'Migration20261122014115_SignerJourney', class: Migration20261122014115_SignerJourney },
 ];
