@@ -18,6 +18,7 @@ import { walletRestRoutes } from './modules/wallet/wallet.rest';
 import { pfxRestRoutes } from './modules/pfx/pfx.rest';
 import { SIGNER_API, createSignerApi } from './modules/signing/signer-api';
 import { verifyRestRoutes } from './modules/signing/verify.rest';
+import { auditRestRoutes } from './modules/audit/audit.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
@@ -42,6 +43,7 @@ export const restRoutes: RestRoute[] = [
   ...walletRestRoutes,
   ...pfxRestRoutes,
   ...verifyRestRoutes,
+  ...auditRestRoutes,
 ];
 
 const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;

@@ -37,6 +37,7 @@ const envSchema = z.object({
   RUN_WORKERS: bool.default(true),
   QUEUE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(1),
   TRUST_PROXY: optionalString,
+  IP_GEOLOCATION_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   ESTAMP_FEE_PER_STAMP: z
@@ -81,6 +82,8 @@ export interface AppConfig {
   runWorkers: boolean;
   queuePollIntervalSeconds: number;
   trustProxy: string | undefined;
+  /** `location_source: ip`: a provider URL template with `{ip}`; none by default (the address is still recorded). */
+  ipGeolocationUrl?: string;
   shutdownTimeoutMs: number;
   dbPoolMax: number;
   /** The PKCS#12 suresign signatures are made with; unset in sandbox: a generated chain. */
@@ -167,6 +170,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     runWorkers: env.RUN_WORKERS,
     queuePollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
     trustProxy: env.TRUST_PROXY,
+    ipGeolocationUrl: env.IP_GEOLOCATION_URL,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     dbPoolMax: env.DB_POOL_MAX,
     platformSigningPfx: env.PLATFORM_SIGNING_PFX

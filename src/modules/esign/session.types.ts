@@ -119,6 +119,30 @@ export class EmailTemplateOverridesType {
   support_email!: string | null;
 }
 
+@ObjectType('SignerLocation', { description: 'Where the signer was when the location check passed (added by this service).' })
+export class SignerLocationType {
+  @Field({ description: '`device` (the browser’s geolocation) or `ip` (the request’s address).' })
+  source!: string;
+
+  @Field(() => Float, { nullable: true })
+  latitude!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  longitude!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'The browser’s accuracy radius, metres.' })
+  accuracy_m!: number | null;
+
+  @Field(() => String, { nullable: true })
+  ip!: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'Distance from the geofence centre, metres, when one is enforced.' })
+  distance_m!: number | null;
+
+  @Field()
+  recorded_at!: string;
+}
+
 @ObjectType('EsignSigner')
 export class SignerType {
   @Field()
@@ -210,6 +234,15 @@ export class SignerType {
       'Key: page index (as a string) of the current PDF; value: the {x, y} points of this signer’s signature appearances on it.',
   })
   positions!: Record<string, { x: number; y: number }[]>;
+
+  @Field(() => Date, { nullable: true, description: 'When the email code was verified (added by this service).' })
+  email_verified_at!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the mobile code was verified (added by this service).' })
+  mobile_verified_at!: Date | null;
+
+  @Field(() => SignerLocationType, { nullable: true, description: 'The recorded position, once the location check passed.' })
+  location!: SignerLocationType | null;
 }
 
 @ObjectType('EsignSession')
@@ -389,5 +422,8 @@ export function toSignerView(signer: Signer, session: EsignSessionType, token: s
     face_match: signer.faceMatch,
     notification: signer.notification,
     positions: positionsOf(signer.elements, session.stamp_page_count),
+    email_verified_at: signer.emailVerifiedAt ?? null,
+    mobile_verified_at: signer.mobileVerifiedAt ?? null,
+    location: signer.location ?? null,
   };
 }

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { hashToken } from '../../platform/auth/bearer';
-import { AppError } from '../../platform/errors';
+import { AppError, isAppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
+import { recordAudit, type RequestOrigin } from '../audit/record-audit';
 import { EsignSession } from '../esign/esign-session.entity';
+import { assertChecksPassed } from '../signer-checks/checks';
 import { recordSignature } from '../esign/record-signature';
 import { publishSessionChange } from '../esign/session-events';
 import { Signer, type StoredElement } from '../esign/signer.entity';
@@ -112,7 +114,7 @@ async function platformOrPfx(services: AppServices, tx: EntityManager, signer: S
 }
 
 /** Locks the session and checks that this signer may act now. */
-async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+export async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
   const session = await tx.findOneOrFail(EsignSession, { id: found.session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   const signer = await tx.findOneOrFail(Signer, { id: found.id });
   if (session.status !== 'pending') throw new AppError('conflict', { message: `the session is ${session.status}` });
@@ -136,6 +138,7 @@ export async function startAadhaarSigning(
   em: EntityManager,
   token: string | null,
   input: { aadhaar_number?: string | null; consent?: boolean | null },
+  origin: RequestOrigin,
 ): Promise<{ transaction_id: string; otp_sent_to: string; expires_at: Date }> {
   const found = await signerByToken(em, token);
   if (input.consent !== true)
@@ -149,10 +152,13 @@ export async function startAadhaarSigning(
   return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     if (signer.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
+    assertChecksPassed(signer);
     const started = await esp(session).startTransaction(
       { services, em: tx },
       { aadhaar, authMode: signer.authMode, signerId: signer.id },
     );
+    recordAudit(tx, { session, signer, event: 'otp_sent', origin, details: { channel: 'aadhaar', sent_to: started.otpSentTo } });
+    await tx.flush();
     return { transaction_id: started.transactionId, otp_sent_to: started.otpSentTo, expires_at: started.expiresAt };
   });
 }
@@ -248,12 +254,53 @@ export async function signAsSigner(
   em: EntityManager,
   token: string | null,
   input: { consent?: boolean | null; transaction_id?: string | null; otp?: string | null },
+  origin: RequestOrigin,
 ): Promise<EsignSession> {
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
+  try {
+    return await signInTurn(services, em, found, input, origin);
+  } catch (error) {
+    if (isAppError(error) && (error.code === 'otp_invalid' || error.code === 'otp_expired')) {
+      await auditRefusedOtp(em.fork(), found, origin, error);
+    }
+    throw error;
+  }
+}
+
+/**
+ * A refused Aadhaar OTP is recorded after the signing transaction rolled back (it held the session row, which
+ * the audit row refers to), together with the signer's failure when that was the last attempt.
+ */
+async function auditRefusedOtp(em: EntityManager, found: Signer, origin: RequestOrigin, error: AppError) {
+  await em.transactional(async (tx) => {
+    const signer = await tx.findOneOrFail(Signer, { id: found.id });
+    const session = tx.getReference(EsignSession, found.session.id);
+    const left = Math.max(0, signer.maxRetry - signer.failedAttempts);
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'otp_failed',
+      origin,
+      details: { channel: 'aadhaar', reason: error.code, attempts_left: left },
+    });
+    if (signer.status === 'failed') {
+      recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'Aadhaar OTP retries exhausted' } });
+    }
+  });
+}
+
+async function signInTurn(
+  services: AppServices,
+  em: EntityManager,
+  found: Signer,
+  input: { transaction_id?: string | null; otp?: string | null },
+  origin: RequestOrigin,
+): Promise<EsignSession> {
   return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
+    assertChecksPassed(signer);
     const material =
       signer.signType === 'aadhaar'
         ? await aadhaarMaterial(services, tx, session, signer, input)
@@ -273,10 +320,18 @@ export async function signAsSigner(
       sign: (content) => material.sign(content),
     });
     const issued = material.issuedCertificatePem?.();
-    if (issued) {
-      recordAadhaarIdentity(signer, issued);
-      await tx.flush();
-    }
-    return recordSignature(services, tx, { sessionId: session.id, signerId: signer.id, signedPdf: signed });
+    if (issued) recordAadhaarIdentity(signer, issued);
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'signed',
+      origin,
+      details: { sign_type: signer.signType, field: fieldNameOf(signer), signed_at: time.toISOString() },
+    });
+    await tx.flush();
+    const recorded = await recordSignature(services, tx, { sessionId: session.id, signerId: signer.id, signedPdf: signed });
+    if (recorded.status === 'completed') recordAudit(tx, { session: recorded, event: 'session_completed' });
+    await tx.flush();
+    return recorded;
   });
 }

@@ -5,15 +5,43 @@ import { bearerTokenOf } from '../../platform/auth/bearer';
 import { AppError } from '../../platform/errors';
 import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
+import { recordAudit, requestOrigin } from '../audit/record-audit';
 import { EsignSession } from '../esign/esign-session.entity';
 import { positionsOf } from '../esign/session.types';
 import { Signer } from '../esign/signer.entity';
 import { StoredFile } from '../files/stored-file.entity';
+import { hasPassed, nextCheck, requestedChecks, type CheckKind } from '../signer-checks/checks';
+import { recordSignerLocation } from '../signer-checks/location-check';
+import { sendOneTimeCode, verifyOneTimeCode } from '../signer-checks/one-time-codes';
+import { maskEmail, maskPhone } from '../signer-checks/recipients';
 import { signAsSigner, signerByToken, startAadhaarSigning } from './sign-as-signer';
 
 export const SIGNER_API = '/signer-api';
 
-/** What a signer may see: their own part, whose turn it is, and the session's state. Never other tokens. */
+function checkView(signer: Signer, kind: CheckKind) {
+  const status = hasPassed(signer, kind) ? 'passed' : 'pending';
+  switch (kind) {
+    case 'email':
+      return { kind, status, sent_to: signer.email ? maskEmail(signer.email) : null };
+    case 'mobile':
+      return { kind, status, sent_to: signer.mobile ? maskPhone(`+${signer.countryCode ?? ''}${signer.mobile}`) : null };
+    case 'location':
+      return {
+        kind,
+        status,
+        source: signer.locationSource ?? 'device',
+        geofence: signer.enforceGeofence
+          ? { latitude: signer.latitude, longitude: signer.longitude, radius: signer.radius }
+          : null,
+      };
+    case 'face': {
+      const left = Math.max(0, (signer.faceMatch.max_attempts ?? 0) - signer.faceAttempts);
+      return { kind, status: status === 'pending' && left === 0 ? 'failed' : status, attempts_left: left };
+    }
+  }
+}
+
+/** What a signer may see: their own part, whose turn it is, the checks ahead, and the session's state. Never other tokens. */
 async function signerView(em: EntityManager, signer: Signer) {
   const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
   const signers = await em.find(Signer, { session }, { orderBy: { position: 'asc' } });
@@ -39,38 +67,57 @@ async function signerView(em: EntityManager, signer: Signer) {
       status: signer.status,
       eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signerIdx,
       positions: positionsOf(signer.elements, session.stampPageCount),
+      // Where this signer's signature goes, on the pages of the current document (stamp pages come first).
+      fields: signer.elements
+        .filter((element) => element.type === 'signature')
+        .map((element) => ({
+          page: element.page + session.stampPageCount,
+          x: element.x,
+          y: element.y,
+          width: element.width,
+          height: element.height,
+        })),
     },
     whose_turn: session.status === 'pending' && current ? { position: current.position, full_name: current.fullName } : null,
+    checks: requestedChecks(signer).map((kind) => checkView(signer, kind)),
+    next_check: nextCheck(signer),
   };
 }
 
 /**
  * The signer API: authenticated by the signer's token alone (`Authorization: Bearer <signer token>`), it
- * opens one signer's view, the current document, and the signing action. Integrator tokens open nothing here.
+ * opens one signer's view, the current document, the pre-signing checks and the signing action. Integrator
+ * tokens open nothing here. Every step lands in the session's audit trail with the caller's address.
  */
 export function createSignerApi(services: AppServices): express.Router {
   const router = express.Router();
+  const json = express.json({ limit: '16kb' });
   const handle =
-    (run: (req: Request, res: Response, em: EntityManager) => Promise<void>) =>
+    (run: (req: Request, res: Response, em: EntityManager, token: string | null) => Promise<void>) =>
     (req: Request, res: Response, next: NextFunction) =>
-      run(req, res, services.orm.em.fork()).catch(next);
+      run(req, res, services.orm.em.fork(), bearerTokenOf(req.headers.authorization)).catch(next);
+  const bodyOf = (req: Request) => (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
 
   router.get(
     '/session',
-    handle(async (req, res, em) => {
-      sendSuccess(res, await signerView(em, await signerByToken(em, bearerTokenOf(req.headers.authorization))));
+    handle(async (req, res, em, token) => {
+      sendSuccess(res, await signerView(em, await signerByToken(em, token)));
     }),
   );
   router.get(
     '/document',
-    handle(async (req, res, em) => {
-      const signer = await signerByToken(em, bearerTokenOf(req.headers.authorization));
+    handle(async (req, res, em, token) => {
+      const signer = await signerByToken(em, token);
       const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
       if (session.status === 'cancelled' || session.status === 'expired')
         throw new AppError('conflict', { message: `the session is ${session.status}` });
       if (session.status === 'completed' && !session.allowDownload)
         throw new AppError('conflict', { message: 'downloading the signed document is not allowed' });
       const file = await em.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
+      // The signer opened the document (the page loads it once; a download after completion counts too).
+      await em.transactional(async (tx) => {
+        recordAudit(tx, { session, signer, event: 'viewed', origin: requestOrigin(req), details: { file_id: file.id } });
+      });
       res.setHeader('Content-Type', 'application/pdf');
       res.setHeader('Content-Length', String(file.sizeBytes));
       res.setHeader('Cache-Control', 'private, no-store');
@@ -78,19 +125,41 @@ export function createSignerApi(services: AppServices): express.Router {
     }),
   );
   router.post(
+    '/otp/send',
+    json,
+    handle(async (req, res, em, token) => {
+      sendSuccess(res, await sendOneTimeCode(services, em, token, bodyOf(req), requestOrigin(req)));
+    }),
+  );
+  router.post(
+    '/otp/verify',
+    json,
+    handle(async (req, res, em, token) => {
+      sendSuccess(res, await verifyOneTimeCode(services, em, token, bodyOf(req), requestOrigin(req)));
+    }),
+  );
+  router.post(
+    '/location',
+    json,
+    handle(async (req, res, em, token) => {
+      const location = await recordSignerLocation(services, em, token, bodyOf(req), requestOrigin(req));
+      sendSuccess(res, { status: 'passed', ...location });
+    }),
+  );
+  router.post(
     '/aadhaar/otp',
-    express.json({ limit: '16kb' }),
-    handle(async (req, res, em) => {
-      const body = (req.body ?? {}) as { aadhaar_number?: string; consent?: boolean };
-      sendSuccess(res, await startAadhaarSigning(services, em, bearerTokenOf(req.headers.authorization), body));
+    json,
+    handle(async (req, res, em, token) => {
+      const body = bodyOf(req) as { aadhaar_number?: string; consent?: boolean };
+      sendSuccess(res, await startAadhaarSigning(services, em, token, body, requestOrigin(req)));
     }),
   );
   router.post(
     '/sign',
-    express.json({ limit: '16kb' }),
-    handle(async (req, res, em) => {
-      const token = bearerTokenOf(req.headers.authorization);
-      await signAsSigner(services, em, token, (req.body ?? {}) as { consent?: boolean; transaction_id?: string; otp?: string });
+    json,
+    handle(async (req, res, em, token) => {
+      const body = bodyOf(req) as { consent?: boolean; transaction_id?: string; otp?: string };
+      await signAsSigner(services, em, token, body, requestOrigin(req));
       sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),
   );

@@ -1,0 +1,15 @@
+import { Arg, Ctx, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../platform/graphql/context';
+import { getOwnSession } from '../esign/read-sessions';
+import { AuditEvent } from './audit-event.entity';
+import { AuditTrailType, toAuditEventView } from './audit.types';
+
+@Resolver(() => AuditTrailType)
+export class AuditResolver {
+  @Query(() => AuditTrailType, { description: 'The audit trail of one of your sessions, oldest step first.' })
+  async esignAudit(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<AuditTrailType> {
+    const session = await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId);
+    const events = await ctx.em.find(AuditEvent, { session }, { orderBy: { at: 'asc', id: 'asc' } });
+    return { client_id: session.id, events: events.map(toAuditEventView) };
+  }
+}
