@@ -5,7 +5,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { parse, specifiedRules, validate, type GraphQLSchema } from 'graphql';
+import { parse, print, specifiedRules, validate, type GraphQLSchema } from 'graphql';
 import { graphqlUploadExpress } from 'graphql-upload-ts';
 import { useServer } from 'graphql-ws/use/ws';
 import { pinoHttp } from 'pino-http';
@@ -23,6 +23,7 @@ import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
 import { createRequestContext, type RequestContext } from './platform/graphql/context';
+import { subscribeSharingResults } from './platform/graphql/shared-subscribe';
 import { formatGraphQLError } from './platform/graphql/format-error';
 import { buildAppSchema, validationRules } from './platform/graphql/schema';
 import { logScope } from './platform/logger';
@@ -162,6 +163,16 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
         return errors.length > 0 ? errors : undefined;
       },
       context: (ctx) => createRequestContext(services, ctx.extra.actor!),
+      subscribe: (args) =>
+        subscribeSharingResults(
+          args,
+          JSON.stringify([
+            (args.contextValue as RequestContext).actor.userId,
+            print(args.document),
+            args.operationName ?? null,
+            args.variableValues ?? null,
+          ]),
+        ),
       // The same error shapes as over HTTP: codes in extensions, faults reduced to internal_error.
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : result,

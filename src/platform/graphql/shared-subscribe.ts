@@ -1,0 +1,49 @@
+import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+
+type Result = ExecutionResult | Promise<ExecutionResult>;
+
+/** Results per event object, per (owner, operation): dropped with the event once every subscriber got it. */
+const resultsPerEvent = new WeakMap<object, Map<string, Result>>();
+
+/**
+ * graphql-js runs a subscription's selection once per subscriber and event. Subscribers of the same owner
+ * with the same operation and variables get the same answer to the same event (the bus hands every
+ * subscriber the same event object), so it is executed once and shared: 500 clients watching an order cost
+ * one execution per event instead of 500. `sharingKey` must include everything the answer depends on.
+ */
+export async function subscribeSharingResults(
+  args: ExecutionArgs,
+  sharingKey: string,
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const stream = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in stream)) return stream as ExecutionResult;
+  const events = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+
+  const run = (payload: unknown): Result => {
+    if (typeof payload !== 'object' || payload === null) return execute({ ...args, rootValue: payload });
+    let results = resultsPerEvent.get(payload);
+    if (!results) resultsPerEvent.set(payload, (results = new Map()));
+    let result = results.get(sharingKey);
+    if (!result) results.set(sharingKey, (result = execute({ ...args, rootValue: payload })));
+    return result;
+  };
+
+  // An explicit iterator rather than an async generator: return() must reach the source at once even
+  // while a next() is still waiting for an event (a generator would queue it until the next event).
+  const iterator: AsyncIterableIterator<ExecutionResult> = {
+    [Symbol.asyncIterator]: () => iterator,
+    async next() {
+      const step = await events.next();
+      return step.done ? { done: true, value: undefined } : { done: false, value: await run(step.value) };
+    },
+    async return() {
+      await events.return?.();
+      return { done: true, value: undefined };
+    },
+    async throw(error: unknown) {
+      await events.return?.();
+      throw error;
+    },
+  };
+  return iterator;
+}
