@@ -316,6 +316,28 @@ describe('pre-signing checks through the signer API', () => {
     expect((await details(session.client_id)).signers[0].status).toBe('failed');
   });
 
+  it('records cancellation and expiry in the trail', async () => {
+    const cancelled = await createSession(app, owner.token, sessionBody(file));
+    await rest(app, 'POST', '/esign/cancel', {
+      token: owner.token,
+      json: { client_id: cancelled.client_id, reason: 'wrong file' },
+    });
+    expect((await audit(cancelled.client_id)).events).toEqual([
+      expect.objectContaining({
+        event: 'session_cancelled',
+        signer_id: null,
+        details: { reason: 'wrong file', by: owner.user_id },
+      }),
+    ]);
+    const expired = await createSession(app, owner.token, sessionBody(file));
+    await app.services.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update esign_sessions set expires_at = now() - interval '1 second' where id = ?`, [expired.client_id]);
+    expect((await details(expired.client_id)).status).toBe('expired');
+    expect((await audit(expired.client_id)).events.map((event: any) => event.event)).toEqual(['session_expired']);
+  });
+
   it('keeps audit trails and the signer API to their owners', async () => {
     const session = await createSession(app, owner.token, sessionBody(file));
     const stranger = await app.createUser();

@@ -36,6 +36,10 @@ export class AuditEvent {
   @Property({ type: 'string', length: 32 })
   event!: AuditEventKind;
 
+  /** The order steps happened in (several may share a millisecond); filled by the database. */
+  @Property({ type: 'bigint', autoincrement: true })
+  seq!: Opt<string>;
+
   @Property({ type: 'datetime', defaultRaw: 'clock_timestamp()' })
   at: Opt<Date> = new Date();
 

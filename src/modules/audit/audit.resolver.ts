@@ -9,7 +9,7 @@ export class AuditResolver {
   @Query(() => AuditTrailType, { description: 'The audit trail of one of your sessions, oldest step first.' })
   async esignAudit(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<AuditTrailType> {
     const session = await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId);
-    const events = await ctx.em.find(AuditEvent, { session }, { orderBy: { at: 'asc', id: 'asc' } });
+    const events = await ctx.em.find(AuditEvent, { session }, { orderBy: { seq: 'asc' } });
     return { client_id: session.id, events: events.map(toAuditEventView) };
   }
 }

@@ -6,6 +6,7 @@ import { EsignSession } from './esign-session.entity';
 import { getOwnSession } from './read-sessions';
 import { settleSessionStamps } from '../stamps/reserve-stamps';
 import { publishSessionChange } from './session-events';
+import { recordAudit } from '../audit/record-audit';
 
 /** Ends a pending session for good; its signer links stop working. Only a pending session can be cancelled. */
 export async function cancelSession(
@@ -27,6 +28,8 @@ export async function cancelSession(
       tx.getTransactionContext(),
     );
     if (rows.length === 0) return false;
+    recordAudit(tx, { session, event: 'session_cancelled', details: { reason: reason ?? null, by: actor.userId } });
+    await tx.flush();
     await settleSessionStamps(services, tx, [session.id], 'release');
     await publishSessionChange(services, tx, { client_id: session.id, user_id: actor.userId, status: 'cancelled' });
     return true;

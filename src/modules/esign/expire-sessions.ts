@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { settleSessionStamps } from '../stamps/reserve-stamps';
 import { publishSessionChange } from './session-events';
+import { recordAudit } from '../audit/record-audit';
+import { EsignSession } from './esign-session.entity';
 
 /**
  * Moves pending sessions past their expiry to `expired`. One conditional UPDATE decides, so a session
@@ -34,6 +36,8 @@ export async function expireDueSessions(
       rows.map((row) => row.id),
       'release',
     );
+    for (const row of rows) recordAudit(tx, { session: tx.getReference(EsignSession, row.id), event: 'session_expired' });
+    await tx.flush();
     for (const row of rows) {
       await publishSessionChange(services, tx, { client_id: row.id, user_id: row.user_id, status: 'expired' });
     }

@@ -10,7 +10,7 @@ export class Migration20261122014115_SignerJourney extends Migration {
     this.addSql(`create index "notifications_status_created_at_index" on "notifications" ("status", "created_at");`);
     this.addSql(`create index "notifications_session_id_created_at_index" on "notifications" ("session_id", "created_at");`);
 
-    this.addSql(`create table "esign_audit_events" ("id" varchar(64) not null, "session_id" varchar(64) not null, "signer_id" varchar(64) null, "event" varchar(32) not null, "at" timestamptz not null default clock_timestamp(), "ip" varchar(64) null, "user_agent" varchar(500) null, "details" jsonb null, constraint "esign_audit_events_pkey" primary key ("id"));`);
+    this.addSql(`create table "esign_audit_events" ("id" varchar(64) not null, "session_id" varchar(64) not null, "signer_id" varchar(64) null, "event" varchar(32) not null, "at" timestamptz not null default clock_timestamp(), "ip" varchar(64) null, "user_agent" varchar(500) null, "details" jsonb null, "seq" bigserial, constraint "esign_audit_events_pkey" primary key ("id"));`);
     this.addSql(`create index "esign_audit_events_session_id_at_index" on "esign_audit_events" ("session_id", "at");`);
 
     this.addSql(`alter table "signer_otps" add constraint "signer_otps_signer_id_foreign" foreign key ("signer_id") references "esign_signers" ("id") on update cascade on delete cascade;`);
