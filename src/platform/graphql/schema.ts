@@ -9,6 +9,7 @@ import { StampInstanceResolver, StampOrderCountsResolver, StampOrderResolver } f
 import { WalletResolver } from '../../modules/wallet/wallet.resolver';
 import { PfxResolver } from '../../modules/pfx/pfx.resolver';
 import { SignatureVerificationResolver } from '../../modules/signing/verify.resolver';
+import { NotificationResolver } from '../../modules/notifications/notification.resolver';
 import { depthLimitRule } from './depth-limit';
 
 export const resolvers = [
@@ -23,6 +24,7 @@ export const resolvers = [
   WalletResolver,
   PfxResolver,
   SignatureVerificationResolver,
+  NotificationResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
