@@ -1,4 +1,5 @@
 import path from 'node:path';
+import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { parseRupees } from './platform/money';
 
@@ -53,6 +54,16 @@ const envSchema = z.object({
   STAMP_VENDOR_REJECTION_RATE: z.coerce.number().min(0).max(1).default(0.02),
   STAMP_PROCURE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   STAMP_CLAIM_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  MAIL_FROM: z.string().min(3).default('"Esign sandbox" <no-reply@localhost>'),
+  SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  SMS_HTTP_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  SMS_HTTP_TOKEN: optionalString,
+  WHATSAPP_HTTP_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  WHATSAPP_HTTP_TOKEN: optionalString,
+  NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  NOTIFY_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(5),
+  NOTIFY_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  NOTIFY_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(604_800),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -96,6 +107,24 @@ export interface AppConfig {
     procureBatch: number;
     claimSeconds: number;
   };
+  notifications: NotificationConfig;
+}
+
+/** Where messages go (docs/api.md, Notifications): each channel without a provider ends in the outbox table. */
+export interface NotificationConfig {
+  /** The From header; its display name is the platform's own branding. */
+  mailFrom: { name: string; address: string };
+  /** smtp:// (STARTTLS when offered) or smtps:// (TLS from the start), with credentials and nodemailer options. */
+  smtpUrl?: string;
+  sms?: { url: string; token?: string };
+  whatsapp?: { url: string; token?: string };
+  timeoutMs: number;
+  /** Retries after the first attempt; the row is `failed` after retryLimit + 1 attempts. */
+  retryLimit: number;
+  /** The first retry's delay; later ones back off exponentially (pg-boss retryBackoff). */
+  retryDelaySeconds: number;
+  /** Lifetime of the signed-PDF link in completion messages. */
+  linkTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +143,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const env = parsed.data;
   const problems: string[] = [];
 
+  const mailFrom = parseMailFrom(env.MAIL_FROM);
+  if (!mailFrom) problems.push('MAIL_FROM: must be one address, e.g. "Esign" <no-reply@example.com>');
   if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
     problems.push('S3_BUCKET: required when STORAGE_DRIVER=s3');
   }
@@ -184,17 +215,43 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       procureBatch: env.STAMP_PROCURE_BATCH,
       claimSeconds: env.STAMP_CLAIM_SECONDS,
     },
+    notifications: {
+      mailFrom: mailFrom!,
+      smtpUrl: env.SMTP_URL,
+      sms: env.SMS_HTTP_URL ? { url: env.SMS_HTTP_URL, token: env.SMS_HTTP_TOKEN } : undefined,
+      whatsapp: env.WHATSAPP_HTTP_URL ? { url: env.WHATSAPP_HTTP_URL, token: env.WHATSAPP_HTTP_TOKEN } : undefined,
+      timeoutMs: env.NOTIFY_TIMEOUT_MS,
+      retryLimit: env.NOTIFY_RETRY_LIMIT,
+      retryDelaySeconds: env.NOTIFY_RETRY_DELAY_SECONDS,
+      linkTtlSeconds: env.NOTIFY_LINK_TTL_SECONDS,
+    },
   };
+}
+
+/** `"Name" <address>` or a bare address; without a name the platform calls itself `Esign`. */
+function parseMailFrom(value: string): { name: string; address: string } | undefined {
+  const parsed = addressparser(value, { flatten: true });
+  const only = parsed.length === 1 ? parsed[0] : undefined;
+  if (!only?.address || !/^[^@\s]+@[^@\s]+$/.test(only.address)) return undefined;
+  return { name: only.name || 'Esign', address: only.address };
 }
 
 /** The configuration as it may be logged: secrets and credentials masked. */
 export function describeConfig(config: AppConfig): Record<string, unknown> {
   const mask = (v: string | undefined) => (v ? '***' : undefined);
+  const maskUserinfo = (url: string | undefined) => url?.replace(/\/\/([^@/]*)@/, '//***@');
+  const gateway = (g: { url: string; token?: string } | undefined) => g && { url: maskUserinfo(g.url), token: mask(g.token) };
   return {
     ...config,
-    databaseUrl: config.databaseUrl ? config.databaseUrl.replace(/\/\/([^@/]*)@/, '//***@') : 'embedded',
+    databaseUrl: config.databaseUrl ? maskUserinfo(config.databaseUrl) : 'embedded',
     stamps: { ...config.stamps, feePerStampPaise: config.stamps.feePerStampPaise.toString() },
     platformSigningPfx: config.platformSigningPfx ? { path: config.platformSigningPfx.path, password: '***' } : undefined,
+    notifications: {
+      ...config.notifications,
+      smtpUrl: maskUserinfo(config.notifications.smtpUrl),
+      sms: gateway(config.notifications.sms),
+      whatsapp: gateway(config.notifications.whatsapp),
+    },
     urlSigningSecret: mask(config.urlSigningSecret),
     secretsEncryptionKey: mask(config.secretsEncryptionKey),
     storage:

@@ -23,6 +23,7 @@ export async function downloadSignedPdf(
   );
 }
 
-function signedName(filename: string): string {
+/** The signed PDF's download name: `contract.pdf` -> `contract-signed.pdf`. */
+export function signedName(filename: string): string {
   return filename.toLowerCase().endsWith('.pdf') ? `${filename.slice(0, -4)}-signed.pdf` : `${filename}-signed.pdf`;
 }

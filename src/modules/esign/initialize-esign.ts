@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { StoredFile } from '../files/stored-file.entity';
+import { queueInvite } from '../notifications/notify-signers';
 import { prefixStampPages } from '../stamps/prefix-stamp-pages';
 import { reserveStamps } from '../stamps/reserve-stamps';
 import { User } from '../users/user.entity';
@@ -57,12 +58,14 @@ export async function createSession(
         template: origin?.template,
         templateVersion: origin?.version,
       });
-      plan.signers.forEach((signer, position) => {
+      const signers = plan.signers.map((signer, position) => {
         const { token, hash } = newSignerToken();
-        tx.create(Signer, { ...signer, session: created, position, tokenHash: hash, tokenSealed: box.seal(token) });
+        return tx.create(Signer, { ...signer, session: created, position, tokenHash: hash, tokenSealed: box.seal(token) });
       });
       await tx.flush();
       if (plan.stamp) await prefixReservedStamps(services, tx, actor, plan, created, writtenKeys);
+      // The first signer's turn starts now; the invite's delivery job commits with the session.
+      await queueInvite(services, tx, created, signers[0]);
       return created;
     })
     .catch(async (error: unknown) => {

@@ -5,6 +5,7 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { StoredFile } from '../files/stored-file.entity';
 import { EsignSession } from './esign-session.entity';
+import { queueCompletion, queueInvite } from '../notifications/notify-signers';
 import { settleSessionStamps } from '../stamps/reserve-stamps';
 import { publishSessionChange } from './session-events';
 import { Signer } from './signer.entity';
@@ -52,7 +53,13 @@ export async function recordSignature(
       session.endedAt = new Date();
     }
     await tx.flush();
-    if (session.status === 'completed') await settleSessionStamps(services, tx, [session.id], 'use');
+    if (session.status === 'completed') {
+      await settleSessionStamps(services, tx, [session.id], 'use');
+      await queueCompletion(services, tx, session, file);
+    } else {
+      const next = await tx.findOneOrFail(Signer, { session, position: session.signerIdx });
+      await queueInvite(services, tx, session, next);
+    }
     await publishSessionChange(services, tx, {
       client_id: session.id,
       user_id: session.user.id,

@@ -10,6 +10,7 @@ import { WalletResolver } from '../../modules/wallet/wallet.resolver';
 import { PfxResolver } from '../../modules/pfx/pfx.resolver';
 import { SignatureVerificationResolver } from '../../modules/signing/verify.resolver';
 import { AuditResolver } from '../../modules/audit/audit.resolver';
+import { NotificationResolver } from '../../modules/notifications/notification.resolver';
 import { depthLimitRule } from './depth-limit';
 
 export const resolvers = [
@@ -25,6 +26,7 @@ export const resolvers = [
   PfxResolver,
   SignatureVerificationResolver,
   AuditResolver,
+  NotificationResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
