@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { StoredFile } from '../files/stored-file.entity';
 import { queueInvite } from '../notifications/notify-signers';
+import { recordAudit } from '../audit/record-audit';
 import { prefixStampPages } from '../stamps/prefix-stamp-pages';
 import { reserveStamps } from '../stamps/reserve-stamps';
 import { User } from '../users/user.entity';
@@ -66,6 +67,17 @@ export async function createSession(
       if (plan.stamp) await prefixReservedStamps(services, tx, actor, plan, created, writtenKeys);
       // The first signer's turn starts now; the invite's delivery job commits with the session.
       await queueInvite(services, tx, created, signers[0]);
+      recordAudit(tx, {
+        session: created,
+        event: 'session_created',
+        details: {
+          by: actor.userId,
+          signers: signers.length,
+          file_id: plan.file.id,
+          ...(origin?.template ? { template_id: origin.template.id, template_version: origin.version } : {}),
+        },
+      });
+      await tx.flush();
       return created;
     })
     .catch(async (error: unknown) => {

@@ -9,7 +9,7 @@ import type { Signer } from '../esign/signer.entity';
 import { lockTurn, signerByToken } from '../signing/sign-as-signer';
 import { assertCheckIsDue } from './checks';
 import { SignerOtp, type OtpChannel } from './signer-otp.entity';
-import { deliverOneTimeCode } from './deliver-code';
+import { queueOneTimeCode } from '../notifications/notify-signers';
 import { recipientOf } from './recipients';
 
 /** The rules of email and mobile codes (docs/signing.md). */
@@ -34,7 +34,7 @@ function parseChannel(value: unknown): OtpChannel {
 
 /**
  * Sends the signer a fresh code for `channel` (the older one stops working). At most one code every
- * 30 seconds and five an hour per channel; delivery runs on the notification queue after the commit.
+ * 30 seconds and five an hour per channel; delivery runs on the notification queue.
  */
 export async function sendOneTimeCode(
   services: AppServices,
@@ -45,7 +45,7 @@ export async function sendOneTimeCode(
 ): Promise<{ channel: OtpChannel; sent_to: string; expires_at: Date; resend_after: Date }> {
   const found = await signerByToken(em, token);
   const channel = parseChannel(input.channel);
-  const { result, afterCommit } = await em.transactional(async (tx) => {
+  return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertCheckIsDue(signer, checkOf(channel));
     const recipient = recipientOf(signer, channel);
@@ -76,21 +76,17 @@ export async function sendOneTimeCode(
       createdAt: now,
     });
     otp.codeHash = hashCode(services.config.secretsEncryptionKey, otp.id, code);
-    const afterCommit = await deliverOneTimeCode(services, tx, { session, signer, channel, code, expiresAt: otp.expiresAt });
+    // The message and its delivery job are written in this transaction: a code is sent only if it was stored.
+    await queueOneTimeCode(services, tx, { session, signer, channel, code, expiresAt: otp.expiresAt });
     recordAudit(tx, { session, signer, event: 'otp_sent', origin, details: { channel, sent_to: recipient.shown } });
     await tx.flush();
     return {
-      result: {
-        channel,
-        sent_to: recipient.shown,
-        expires_at: otp.expiresAt,
-        resend_after: new Date(now.getTime() + ONE_TIME_CODE_RULES.resendAfterSeconds * 1000),
-      },
-      afterCommit,
+      channel,
+      sent_to: recipient.shown,
+      expires_at: otp.expiresAt,
+      resend_after: new Date(now.getTime() + ONE_TIME_CODE_RULES.resendAfterSeconds * 1000),
     };
   });
-  await afterCommit();
-  return result;
 }
 
 function tooManyRequests(retryAt: Date, now: Date, why: string): AppError {
