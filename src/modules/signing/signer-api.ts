@@ -7,11 +7,18 @@ import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
 import { EsignSession } from '../esign/esign-session.entity';
 import { positionsOf } from '../esign/session.types';
-import { Signer } from '../esign/signer.entity';
+import { Signer, type StoredElement } from '../esign/signer.entity';
 import { StoredFile } from '../files/stored-file.entity';
 import { signAsSigner, signerByToken, startAadhaarSigning } from './sign-as-signer';
 
 export const SIGNER_API = '/signer-api';
+
+/** The signer's signature boxes on the current document (pages shifted past stamp pages), for the signing page to outline. */
+function fieldsOf(elements: StoredElement[], stampPageCount: number) {
+  return elements
+    .filter((element) => element.type === 'signature')
+    .map(({ page, x, y, width, height }) => ({ page: page + stampPageCount, x, y, width, height }));
+}
 
 /** What a signer may see: their own part, whose turn it is, and the session's state. Never other tokens. */
 async function signerView(em: EntityManager, signer: Signer) {
@@ -39,6 +46,7 @@ async function signerView(em: EntityManager, signer: Signer) {
       status: signer.status,
       eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signerIdx,
       positions: positionsOf(signer.elements, session.stampPageCount),
+      fields: fieldsOf(signer.elements, session.stampPageCount),
     },
     whose_turn: session.status === 'pending' && current ? { position: current.position, full_name: current.fullName } : null,
   };
