@@ -17,6 +17,7 @@ import { stampRestRoutes } from './modules/stamps/stamps.rest';
 import { walletRestRoutes } from './modules/wallet/wallet.rest';
 import { pfxRestRoutes } from './modules/pfx/pfx.rest';
 import { SIGNER_API, createSignerApi } from './modules/signing/signer-api';
+import { createSignerPage } from './modules/signer-page/signer-page';
 import { verifyRestRoutes } from './modules/signing/verify.rest';
 import { auditRestRoutes } from './modules/audit/audit.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
@@ -183,6 +184,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
 
   app.use(REST_BASE, createRestRouter(services, schema, restRoutes));
   app.use(SIGNER_API, createSignerApi(services));
+  app.use(createSignerPage(services));
 
   app.use((_req: Request, res: Response) => sendError(res, new AppError('not_found')));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

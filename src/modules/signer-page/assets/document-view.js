@@ -1,0 +1,153 @@
+// Renders every page of the document with pdf.js into canvases (pages are drawn when they come near the
+// viewport, one at a time, so a long document does not hold every bitmap at once), with pdf.js's text layer
+// over each (the words can be selected, and screen readers can read them), and the signer's own signature
+// fields outlined on top. Field coordinates are PDF points from the top-left of the page's crop box, y down;
+// `page` is zero-based.
+
+import { h } from './dom.js';
+
+const PDFJS_BASE = document.querySelector('meta[name="pdfjs-base"]').content;
+let pdfjsModule;
+
+/** pdf.js, loaded once from this origin (its worker too). */
+export function loadPdfjs() {
+  pdfjsModule ??= import(`${PDFJS_BASE}pdf.min.mjs`).then((pdfjs) => {
+    pdfjs.GlobalWorkerOptions.workerSrc = `${PDFJS_BASE}pdf.worker.min.mjs`;
+    return pdfjs;
+  });
+  return pdfjsModule;
+}
+
+/** The field's rectangle as fractions of the rendered page (rotation and crop box included). */
+function fieldBox(viewport, view, field) {
+  const [x0, , , top] = view;
+  const rect = viewport.convertToViewportRectangle([
+    x0 + field.x,
+    top - field.y - field.height,
+    x0 + field.x + field.width,
+    top - field.y,
+  ]);
+  const left = Math.min(rect[0], rect[2]);
+  const upper = Math.min(rect[1], rect[3]);
+  return {
+    left: left / viewport.width,
+    top: upper / viewport.height,
+    width: Math.abs(rect[2] - rect[0]) / viewport.width,
+    height: Math.abs(rect[3] - rect[1]) / viewport.height,
+  };
+}
+
+const percent = (fraction) => `${(fraction * 100).toFixed(3)}%`;
+
+/**
+ * Fills `list` (an <ol>) with one item per page and draws them as they scroll into view.
+ * Resolves with the page count once the document is parsed; `onRendered(count)` reports drawing progress.
+ */
+export async function showDocument(list, bytes, fields, { onRendered } = {}) {
+  const pdfjs = await loadPdfjs();
+  const pdf = await pdfjs.getDocument({
+    data: bytes,
+    isEvalSupported: false,
+    enableXfa: false,
+    standardFontDataUrl: `${PDFJS_BASE}standard_fonts/`,
+    cMapUrl: `${PDFJS_BASE}cmaps/`,
+    cMapPacked: true,
+  }).promise;
+  const count = pdf.numPages;
+  list.replaceChildren();
+  list.dataset.pageCount = String(count);
+
+  let queue = Promise.resolve();
+  let rendered = 0;
+  const draw = (item) => {
+    queue = queue.then(async () => {
+      if (item.dataset.state !== 'queued') return;
+      const { page, canvas, frame } = item.pdf;
+      const base = page.getViewport({ scale: 1 });
+      const ratio = Math.min(window.devicePixelRatio || 1, 2);
+      const cssWidth = frame.clientWidth || base.width;
+      const viewport = page.getViewport({ scale: (cssWidth * ratio) / base.width });
+      canvas.width = Math.floor(viewport.width);
+      canvas.height = Math.floor(viewport.height);
+      try {
+        await page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+        item.dataset.state = 'rendered';
+        canvas.dataset.rendered = 'true';
+      } catch {
+        item.dataset.state = 'failed';
+        frame.append(h('p', { class: 'page-failed' }, 'This page could not be shown.'));
+      }
+      try {
+        // Laid out in CSS pixels: `--scale-factor` (CSS pixels per point) follows the frame's width.
+        const cssViewport = page.getViewport({ scale: cssWidth / base.width });
+        frame.style.setProperty('--scale-factor', String(cssViewport.scale));
+        const container = h('div', { class: 'textLayer' });
+        canvas.after(container);
+        const textLayer = new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container, viewport: cssViewport });
+        await textLayer.render();
+        item.pdf.textLayer = textLayer;
+      } catch {
+        // The drawn page is still there; only its selectable text is missing.
+      }
+      rendered++;
+      onRendered?.(rendered, count);
+    });
+  };
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        observer.unobserve(entry.target);
+        entry.target.dataset.state = 'queued';
+        draw(entry.target);
+      }
+    },
+    { rootMargin: '100% 0px' },
+  );
+
+  // A narrower or wider window: the canvases scale by CSS, the text layers are laid out again.
+  let resizeTimer;
+  new ResizeObserver(() => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      for (const item of list.children) {
+        const { page, frame, textLayer } = item.pdf ?? {};
+        if (!textLayer || !frame.clientWidth) continue;
+        const viewport = page.getViewport({ scale: frame.clientWidth / page.getViewport({ scale: 1 }).width });
+        frame.style.setProperty('--scale-factor', String(viewport.scale));
+        textLayer.update({ viewport });
+      }
+    }, 150);
+  }).observe(list);
+
+  for (let index = 0; index < count; index++) {
+    const page = await pdf.getPage(index + 1);
+    const viewport = page.getViewport({ scale: 1 });
+    const mine = fields.filter((field) => field.page === index);
+    const label =
+      `Page ${index + 1} of ${count}` +
+      (mine.length ? `, with ${mine.length === 1 ? 'the box' : `${mine.length} boxes`} where your signature will be placed` : '');
+    const canvas = h('canvas', { class: 'page-canvas', role: 'img', 'aria-label': label, dataset: { page: String(index) } });
+    const frame = h('div', { class: 'page-frame' }, canvas);
+    // The frame keeps the page's proportions before it is drawn, so scrolling does not jump.
+    frame.style.aspectRatio = `${viewport.width} / ${viewport.height}`;
+    for (const field of mine) {
+      const box = fieldBox(viewport, page.view, field);
+      const outline = h(
+        'div',
+        { class: 'field-box', 'aria-hidden': 'true' },
+        h('span', { class: 'field-box__tag' }, 'Your signature'),
+      );
+      outline.style.left = percent(box.left);
+      outline.style.top = percent(box.top);
+      outline.style.width = percent(box.width);
+      outline.style.height = percent(box.height);
+      frame.append(outline);
+    }
+    const item = h('li', { class: 'page', dataset: { state: 'waiting' } }, frame);
+    item.pdf = { page, canvas, frame };
+    list.append(item);
+    observer.observe(item);
+  }
+  return count;
+}

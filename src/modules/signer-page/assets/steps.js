@@ -1,0 +1,489 @@
+// One function per step of the signing panel: the requested checks (email and mobile OTP, location, face)
+// and the signature itself. Each returns the step's element; `ctx` connects it to the page:
+//   ctx.heading(text)      the step's <h2>, focused when the step appears
+//   ctx.refresh(message)   reads the session again and shows whatever comes next
+//   ctx.signed(view)       the signature is made; `view` is the session view /sign answered with
+//   ctx.onLeave(fn)        cleanup when the step goes away (the camera)
+//   ctx.failed(error)      true when the error changed the session (invalid link, conflict): handled there
+
+import { ApiError, describeError, postBytes, postJson } from './api.js';
+import { actionError, announce, busy, clearFieldError, field, formatTime, h, showFieldError } from './dom.js';
+
+const CHECK_TITLES = {
+  email: 'Verify email',
+  mobile: 'Verify mobile number',
+  location: 'Confirm location',
+  face: 'Photo check',
+};
+
+export function stepTitle(step, signType) {
+  if (step === 'sign') return signType === 'aadhaar' ? 'Sign with Aadhaar' : 'Sign';
+  return CHECK_TITLES[step] ?? step;
+}
+
+/** Shows an API error next to `target` (a field or an action slot), announces it, and focuses the control. */
+function report(error, target, focusEl, { except = [] } = {}) {
+  const message = describeError(error, { except });
+  if (target.input) showFieldError(target, message);
+  else target.show(message);
+  announce(message, { assertive: true });
+  focusEl?.focus();
+  return message;
+}
+
+function formatDistance(metres) {
+  if (!Number.isFinite(metres)) return '';
+  return metres >= 1000 ? `${(metres / 1000).toFixed(metres >= 10_000 ? 0 : 1)} km` : `${Math.round(metres)} m`;
+}
+
+// ---------------------------------------------------------------- email and mobile OTP
+
+export function otpCheckStep(ctx, check) {
+  const channel = check.kind;
+  const noun = channel === 'email' ? 'email address' : 'mobile number';
+  const heading = ctx.heading(channel === 'email' ? 'Verify your email address' : 'Verify your mobile number');
+  const intro = h(
+    'p',
+    {},
+    check.sent_to ? `We will send a 6-digit code to ${check.sent_to}.` : `We will send a 6-digit code to your ${noun}.`,
+  );
+  const code = field({
+    label: 'Verification code',
+    hint: channel === 'email' ? 'The code in the email we sent you.' : 'The code in the text message we sent you.',
+    name: 'otp-code',
+    attrs: { inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '10', spellcheck: 'false' },
+  });
+  const verify = h('button', { type: 'submit', class: 'button button--primary' }, 'Verify code');
+  const form = h('form', { class: 'stack', novalidate: true, hidden: true }, code.wrapper, verify);
+  const send = h('button', { type: 'button', class: 'button button--primary' }, 'Send code');
+  const sendError = actionError();
+  const wait = h('p', { class: 'hint', hidden: true });
+
+  send.addEventListener('click', () =>
+    busy(send, 'Sending…', async () => {
+      sendError.clear();
+      try {
+        const sent = await postJson('/otp/send', { channel });
+        const told = `We sent a code to ${sent.sent_to ?? `your ${noun}`}.${sent.expires_at ? ` It is valid until ${formatTime(sent.expires_at)}.` : ''}`;
+        intro.textContent = told;
+        form.hidden = false;
+        send.textContent = 'Send a new code';
+        send.classList.replace('button--primary', 'button--secondary');
+        if (sent.resend_after) {
+          wait.textContent = `You can ask for a new code after ${formatTime(sent.resend_after)}.`;
+          wait.hidden = false;
+        }
+        announce(told);
+        code.input.focus();
+      } catch (error) {
+        if (!ctx.failed(error)) report(error, sendError, send);
+      }
+    }),
+  );
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearFieldError(code);
+    const value = code.input.value.replace(/\s+/g, '');
+    if (!/^\d{4,10}$/.test(value)) {
+      showFieldError(code, 'Enter the code we sent you (digits only).');
+      announce('Enter the code we sent you (digits only).', { assertive: true });
+      code.input.focus();
+      return;
+    }
+    busy(verify, 'Checking…', async () => {
+      try {
+        await postJson('/otp/verify', { channel, code: value });
+        announce(channel === 'email' ? 'Email address verified.' : 'Mobile number verified.');
+        await ctx.refresh();
+      } catch (error) {
+        if (!ctx.failed(error)) report(error, code, code.input);
+      }
+    });
+  });
+
+  return h('div', { class: 'step', dataset: { step: channel } }, heading, intro, form, send, wait, sendError.el);
+}
+
+// ---------------------------------------------------------------- location
+
+const GEO_HELP = {
+  1: 'Your browser blocked access to your location. To allow it, open the site settings (the icon next to the address bar), set Location to “Allow”, then choose “Try again”. On a phone, location services must also be turned on in the phone’s settings.',
+  2: 'Your device could not find its location. Turn on location services (and Wi-Fi if you can), then try again.',
+  3: 'Finding your location took too long. Try again, ideally with Wi-Fi on or near a window.',
+};
+
+function currentPosition() {
+  return new Promise((resolve, reject) =>
+    navigator.geolocation.getCurrentPosition(resolve, reject, { enableHighAccuracy: true, timeout: 20_000, maximumAge: 0 }),
+  );
+}
+
+export function locationStep(ctx, check) {
+  const fromDevice = check.source !== 'ip';
+  const heading = ctx.heading('Confirm your location');
+  const intro = h(
+    'p',
+    {},
+    fromDevice
+      ? 'The sender asks to record where you sign. When your browser asks, allow it to share your location.'
+      : 'The sender asks to record where you sign. Your approximate location is taken from your internet connection.',
+  );
+  const fence = check.geofence
+    ? h('p', {}, `You need to be within ${formatDistance(check.geofence.radius)} of the place the sender chose.`)
+    : null;
+  const share = h(
+    'button',
+    { type: 'button', class: 'button button--primary' },
+    fromDevice ? 'Share my location' : 'Confirm my location',
+  );
+  const help = h('p', { class: 'help', hidden: true });
+  const error = actionError();
+
+  share.addEventListener('click', () =>
+    busy(share, fromDevice ? 'Finding your location…' : 'Confirming…', async () => {
+      error.clear();
+      help.hidden = true;
+      let body = {};
+      if (fromDevice) {
+        if (!window.isSecureContext || !('geolocation' in navigator)) {
+          report(new ApiError(400, 'This browser cannot share its location on this page. Try another browser.'), error, share);
+          return;
+        }
+        try {
+          const { coords } = await currentPosition();
+          body = { latitude: coords.latitude, longitude: coords.longitude, accuracy: coords.accuracy };
+        } catch (geoError) {
+          help.textContent = GEO_HELP[geoError.code] ?? GEO_HELP[2];
+          help.hidden = false;
+          share.textContent = 'Try again';
+          announce(help.textContent, { assertive: true });
+          return;
+        }
+      }
+      try {
+        await postJson('/location', body);
+        announce('Location confirmed.');
+        await ctx.refresh();
+      } catch (failure) {
+        if (!ctx.failed(failure)) report(failure, error, share);
+      }
+    }),
+  );
+
+  return h('div', { class: 'step', dataset: { step: 'location' } }, heading, intro, fence, share, help, error.el);
+}
+
+// ---------------------------------------------------------------- face
+
+const MAX_PHOTO_SIDE = 1280;
+
+/** A JPEG of at most MAX_PHOTO_SIDE pixels a side, from a video frame or a chosen image. */
+async function jpegOf(source, width, height) {
+  const scale = Math.min(1, MAX_PHOTO_SIDE / Math.max(width, height));
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
+  canvas.getContext('2d').drawImage(source, 0, 0, canvas.width, canvas.height);
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('no image'))), 'image/jpeg', 0.9),
+  );
+}
+
+const CAMERA_REFUSED =
+  'Camera access was refused. Allow the camera in your browser’s site settings and choose “Start camera” again, or choose a photo instead.';
+const NO_CAMERA = 'No camera is available. Choose a photo instead.';
+
+export function faceStep(ctx, check) {
+  const heading = ctx.heading('Take a photo of your face');
+  const intro = h(
+    'p',
+    {},
+    'The sender asks to compare a live photo of you with a reference photo. Face the camera in good light.',
+  );
+  const attempts = h(
+    'p',
+    { class: 'hint' },
+    Number.isInteger(check.attempts_left) ? `Attempts left: ${check.attempts_left}.` : '',
+  );
+  const video = h('video', {
+    class: 'camera',
+    autoplay: true,
+    playsinline: true,
+    muted: true,
+    'aria-label': 'Camera preview',
+    hidden: true,
+  });
+  const preview = h('img', { class: 'photo-preview', alt: 'The photo you are about to send', hidden: true });
+  const start = h('button', { type: 'button', class: 'button button--primary' }, 'Start camera');
+  const capture = h('button', { type: 'button', class: 'button button--primary', hidden: true }, 'Take photo');
+  const use = h('button', { type: 'button', class: 'button button--primary', hidden: true }, 'Use this photo');
+  const retake = h('button', { type: 'button', class: 'button button--secondary', hidden: true }, 'Retake photo');
+  const picker = field({
+    label: 'Or choose a photo of your face',
+    hint: 'JPEG or PNG. On a phone this can open the front camera.',
+    name: 'face-photo',
+    attrs: { type: 'file', accept: 'image/jpeg,image/png', capture: 'user' },
+  });
+  const error = actionError();
+  let stream = null;
+  let photo = null;
+  let previewUrl = null;
+
+  const stopCamera = () => {
+    stream?.getTracks().forEach((track) => track.stop());
+    stream = null;
+    video.srcObject = null;
+    video.hidden = true;
+    capture.hidden = true;
+  };
+  const setPhoto = (blob) => {
+    photo = blob;
+    if (previewUrl) URL.revokeObjectURL(previewUrl);
+    previewUrl = URL.createObjectURL(blob);
+    preview.src = previewUrl;
+    preview.hidden = false;
+    use.hidden = false;
+    retake.hidden = false;
+    use.focus();
+  };
+  ctx.onLeave(() => {
+    stopCamera();
+    if (previewUrl) URL.revokeObjectURL(previewUrl);
+  });
+
+  start.addEventListener('click', async () => {
+    error.clear();
+    if (!navigator.mediaDevices?.getUserMedia) {
+      report(new ApiError(400, NO_CAMERA), error, picker.input);
+      return;
+    }
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: false });
+    } catch (failure) {
+      const refused = failure?.name === 'NotAllowedError' || failure?.name === 'SecurityError';
+      report(new ApiError(400, refused ? CAMERA_REFUSED : NO_CAMERA), error, picker.input);
+      return;
+    }
+    video.srcObject = stream;
+    video.hidden = false;
+    start.hidden = true;
+    capture.hidden = false;
+    capture.focus();
+  });
+
+  capture.addEventListener('click', async () => {
+    if (!stream || !video.videoWidth) return;
+    const blob = await jpegOf(video, video.videoWidth, video.videoHeight);
+    stopCamera();
+    setPhoto(blob);
+  });
+
+  retake.addEventListener('click', () => {
+    photo = null;
+    preview.hidden = true;
+    use.hidden = true;
+    retake.hidden = true;
+    picker.input.value = '';
+    start.hidden = false;
+    start.focus();
+  });
+
+  picker.input.addEventListener('change', async () => {
+    clearFieldError(picker);
+    const file = picker.input.files?.[0];
+    if (!file) return;
+    try {
+      const bitmap = await createImageBitmap(file);
+      const blob = await jpegOf(bitmap, bitmap.width, bitmap.height);
+      bitmap.close();
+      stopCamera();
+      start.hidden = true;
+      setPhoto(blob);
+    } catch {
+      report(new ApiError(400, 'unsupported_media_type'), picker, picker.input);
+    }
+  });
+
+  use.addEventListener('click', () =>
+    busy(use, 'Checking the photo…', async () => {
+      if (!photo) return;
+      error.clear();
+      try {
+        const result = await postBytes('/face', photo);
+        announce('Photo check passed.');
+        stopCamera();
+        await ctx.refresh();
+        return result;
+      } catch (failure) {
+        if (ctx.failed(failure)) return;
+        const left = failure instanceof ApiError ? failure.problems.find((p) => /attempt/.test(p.problem)) : null;
+        if (left) attempts.textContent = `${left.problem[0].toUpperCase()}${left.problem.slice(1)}.`;
+        report(failure, error, retake);
+      }
+    }),
+  );
+
+  return h(
+    'div',
+    { class: 'step', dataset: { step: 'face' } },
+    heading,
+    intro,
+    attempts,
+    h('div', { class: 'camera-frame' }, video, preview),
+    h('div', { class: 'actions' }, start, capture, use, retake),
+    error.el,
+    picker.wrapper,
+  );
+}
+
+// ---------------------------------------------------------------- signing
+
+const CONSENT_REQUIRED = 'Tick the box to confirm that you agree to sign.';
+
+function consentField(label) {
+  return field({ label, name: 'consent', control: 'checkbox' });
+}
+
+function requireConsent(consent) {
+  clearFieldError(consent);
+  if (consent.input.checked) return true;
+  showFieldError(consent, CONSENT_REQUIRED);
+  announce(CONSENT_REQUIRED, { assertive: true });
+  consent.input.focus();
+  return false;
+}
+
+/** suresign and pfx: consent, then one request. */
+export function consentSignStep(ctx, view) {
+  const heading = ctx.heading('Sign the document');
+  const how =
+    view.signer.sign_type === 'pfx'
+      ? 'The document is signed with the sender’s digital signing certificate on your behalf; your consent and the time are recorded in the signature.'
+      : 'Your electronic signature is applied with a document-signing certificate; your name and the time are recorded in the signature.';
+  const consent = consentField('I have read the document and I agree to sign it electronically.');
+  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign the document');
+  const error = actionError();
+  const form = h('form', { class: 'stack', novalidate: true }, consent.wrapper, submit, error.el);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    if (!requireConsent(consent)) return;
+    busy(submit, 'Signing…', async () => {
+      try {
+        ctx.signed(await postJson('/sign', { consent: true }));
+      } catch (failure) {
+        if (ctx.failed(failure)) return;
+        if (failure instanceof ApiError && failure.problemFor('consent')) report(failure, consent, consent.input);
+        else report(failure, error, submit);
+      }
+    });
+  });
+  return h('div', { class: 'step', dataset: { step: 'sign' } }, heading, h('p', {}, how), form);
+}
+
+/** Aadhaar eSign: number and consent -> OTP from the ESP -> OTP and sign. */
+export function aadhaarSignStep(ctx, view, notice) {
+  const heading = ctx.heading('Sign with Aadhaar eSign');
+  const number = field({
+    label: 'Aadhaar number',
+    hint: 'The 12 digits on your Aadhaar card. You will get a one-time password (OTP) on the mobile number linked to it.',
+    name: 'aadhaar-number',
+    attrs: { inputmode: 'numeric', autocomplete: 'off', maxlength: '14', spellcheck: 'false' },
+  });
+  const consent = consentField(
+    'I agree to authenticate with Aadhaar (OTP) so that the eSign service can issue a signing certificate and sign this document in my name.',
+  );
+  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Send OTP');
+  const error = actionError();
+  const form = h('form', { class: 'stack', novalidate: true }, number.wrapper, consent.wrapper, submit, error.el);
+  if (notice) {
+    error.show(notice);
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    clearFieldError(number);
+    const digits = number.input.value.replace(/[\s-]/g, '');
+    if (!/^\d{12}$/.test(digits)) {
+      showFieldError(number, 'Enter the 12 digits of your Aadhaar number.');
+      announce('Enter the 12 digits of your Aadhaar number.', { assertive: true });
+      number.input.focus();
+      return;
+    }
+    if (!requireConsent(consent)) return;
+    busy(submit, 'Sending OTP…', async () => {
+      try {
+        const started = await postJson('/aadhaar/otp', { aadhaar_number: digits, consent: true });
+        // The number is not needed any more: it is not kept in the page.
+        number.input.value = '';
+        ctx.replaceStep(aadhaarOtpStep(ctx, view, started));
+      } catch (failure) {
+        if (ctx.failed(failure)) return;
+        if (failure instanceof ApiError && failure.problemFor('consent')) report(failure, consent, consent.input);
+        else if (failure instanceof ApiError && (failure.problemFor('aadhaar_number') || failure.code === 'aadhaar_not_enrolled'))
+          report(failure, number, number.input, { except: ['aadhaar_number'] });
+        else report(failure, error, submit);
+      }
+    });
+  });
+  return h('div', { class: 'step', dataset: { step: 'sign' } }, heading, form);
+}
+
+function aadhaarOtpStep(ctx, view, started) {
+  const heading = ctx.heading('Enter the OTP');
+  const intro = h(
+    'p',
+    {},
+    `We sent a one-time password to the mobile number linked to your Aadhaar (${started.otp_sent_to}).` +
+      (started.expires_at ? ` It is valid until ${formatTime(started.expires_at)}.` : ''),
+  );
+  const otp = field({
+    label: 'OTP',
+    hint: 'The 6-digit one-time password from the text message.',
+    name: 'aadhaar-otp',
+    attrs: { inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '8', spellcheck: 'false' },
+  });
+  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign the document');
+  const error = actionError();
+  const restart = h('button', { type: 'button', class: 'button button--secondary' }, 'Use a different Aadhaar number');
+  const form = h('form', { class: 'stack', novalidate: true }, otp.wrapper, submit, error.el);
+  restart.addEventListener('click', () => ctx.replaceStep(aadhaarSignStep(ctx, view)));
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    clearFieldError(otp);
+    const value = otp.input.value.replace(/\s+/g, '');
+    if (!/^\d{4,8}$/.test(value)) {
+      showFieldError(otp, 'Enter the OTP from the text message (digits only).');
+      announce('Enter the OTP from the text message (digits only).', { assertive: true });
+      otp.input.focus();
+      return;
+    }
+    busy(submit, 'Signing…', async () => {
+      try {
+        ctx.signed(await postJson('/sign', { consent: true, transaction_id: started.transaction_id, otp: value }));
+      } catch (failure) {
+        if (ctx.failed(failure)) return;
+        if (!(failure instanceof ApiError)) return report(failure, error, submit);
+        if (failure.problemFor('transaction_id') || failure.code === 'otp_expired') {
+          const why =
+            failure.code === 'otp_expired'
+              ? 'The OTP has expired. Enter your Aadhaar number again to get a new one.'
+              : 'This OTP request is no longer open. Enter your Aadhaar number again to get a new OTP.';
+          announce(why, { assertive: true });
+          ctx.replaceStep(aadhaarSignStep(ctx, view, why));
+          return;
+        }
+        if (failure.problemFor('otp')?.startsWith('no attempts left')) {
+          await ctx.refresh(describeError(failure));
+          return;
+        }
+        report(failure, failure.problemFor('otp') ? otp : error, failure.problemFor('otp') ? otp.input : submit);
+      }
+    });
+  });
+  return h('div', { class: 'step', dataset: { step: 'sign' } }, heading, intro, form, restart);
+}
