@@ -12,8 +12,11 @@ import { PNG } from 'pngjs';
  * - screenshot-webcam.png is ONE frontal face, a man at his webcam (with landmark dots drawn on it): a
  *   different person from everyone in the samples, and a capture like the signer page's live photo.
  * - facemesh.png is a drawing of the 68 landmark points: a PNG with no face.
- * Across samples, the model puts a few different-looking women close: the face on the right of sample 1 and
- * the one on the right of sample 4 are 0.45 apart, as close as its usual same-person distances.
+ * face-api is not sharp on these faces: faces 1 and 3 of sample 4 are 0.48 apart (score ~72), and across
+ * samples face 2 of sample 1 and face 3 of sample 4 are 0.45 apart (~81), as close as same-person distances.
+ * Clear-cut pairs for end-to-end tests: sampleFaceJpeg(6, 2) as the reference; the same crop rescaled or
+ * relit as a matching live photo (distance 0.07-0.12, score ~99.8, liveness 100); sampleFaceJpeg(6, 3) (0.78, 3.7)
+ * or the webcam photo (0.80, 3.2, liveness 80.8) as a non-matching one.
  */
 export const SAMPLE_DIR = path.join(path.dirname(require.resolve('@vladmandic/face-api/package.json')), 'demo');
 
