@@ -4,6 +4,7 @@ import type { AppConfig } from '../config';
 import { databaseUrl, ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { openOrm } from './db/orm';
 import { EventBus } from './events/event-bus';
+import { createFaceMatcher } from '../modules/face/face-matcher';
 import { createQueues, startWorkers, type JobDefinition } from './jobs/jobs';
 import type { Logger } from './logger';
 import type { AppServices } from './services';
@@ -64,7 +65,9 @@ export async function startServices(
     blobs: createBlobStore(config.storage),
     urls: new UrlSigner(config.urlSigningSecret, config.publicUrl),
     events,
+    faces: createFaceMatcher(),
     stop: async () => {
+      await services.faces.close();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
       await events.stop();
       await orm.close();

@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { AppConfig } from '../config';
+import type { FaceMatcher } from '../modules/face/face-matcher';
 import type { Orm } from './db/orm';
 import type { EventBus } from './events/event-bus';
 import type { Logger } from './logger';
@@ -15,4 +16,6 @@ export interface AppServices {
   blobs: BlobStore;
   urls: UrlSigner;
   events: EventBus;
+  /** Face comparison for the signer's face check; its model starts on first use. */
+  faces: FaceMatcher;
 }

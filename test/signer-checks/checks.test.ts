@@ -188,7 +188,7 @@ describe('pre-signing checks through the signer API', () => {
     const again = await call('POST', '/otp/send', token, { channel: 'email' });
     expect(again.status).toBe(429);
     expect(again.body.message).toBe('too_many_requests');
-    expect(again.body.errors[0].problem).toMatch(/^a code was sent moments ago: try again in \d+ s$/);
+    expect(again.body.errors![0].problem).toMatch(/^a code was sent moments ago: try again in \d+ s$/);
 
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
     for (const left of [4, 3, 2, 1]) {
@@ -220,7 +220,7 @@ describe('pre-signing checks through the signer API', () => {
     }
     const sixth = await call('POST', '/otp/send', second.signers[0].token, { channel: 'email' });
     expect(sixth.status).toBe(429);
-    expect(sixth.body.errors[0].problem).toMatch(/^at most 5 codes an hour: try again in \d+ s$/);
+    expect(sixth.body.errors![0].problem).toMatch(/^at most 5 codes an hour: try again in \d+ s$/);
   });
 
   it('refuses an expired code', async () => {
@@ -252,7 +252,7 @@ describe('pre-signing checks through the signer API', () => {
     const far = await call('POST', '/location', token, { latitude: 12.2958, longitude: 76.6394 });
     expect(far.status).toBe(403);
     expect(far.body.message).toBe('outside_geofence');
-    expect(far.body.errors[0].problem).toMatch(
+    expect(far.body.errors![0].problem).toMatch(
       /^you are 12\d\.\d km from the signing location; signing is allowed within 1\.0 km of it$/,
     );
     // Just outside and just inside the radius.
@@ -294,7 +294,7 @@ describe('pre-signing checks through the signer API', () => {
     });
     const bad = await call('POST', '/location', token, { latitude: 91, longitude: '77', accuracy: -1 });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: any) => e.field)).toEqual(['latitude', 'longitude', 'accuracy']);
+    expect(bad.body.errors!.map((e: any) => e.field)).toEqual(['latitude', 'longitude', 'accuracy']);
     const ok = await call('POST', '/location', token, { latitude: 0, longitude: 0 });
     expect(ok.body.data).toMatchObject({ latitude: 0, longitude: 0, accuracy_m: null, distance_m: null });
     expect((await call('POST', '/location', token, { latitude: 1, longitude: 1 })).status).toBe(409);
@@ -406,7 +406,7 @@ describe('location from the IP address, behind a trusted proxy', () => {
     const inBengaluru = await createSession(app, owner.token, body({ enforce_geofence: true, ...CENTRE, radius: 5000 }));
     const fromDelhi = await locate(inBengaluru.signers[0].token, '198.51.100.9');
     expect(fromDelhi.status).toBe(403);
-    expect(fromDelhi.body.errors[0].problem).toMatch(/^you are 17\d\d\.\d km from the signing location/);
+    expect(fromDelhi.body.errors![0].problem).toMatch(/^you are 17\d\d\.\d km from the signing location/);
     const local = await locate(inBengaluru.signers[0].token, '203.0.113.7');
     expect(local.status, JSON.stringify(local.body)).toBe(200);
     expect(local.body.data).toMatchObject({ source: 'ip', ip: '203.0.113.7', latitude: 12.98, longitude: 77.59 });
@@ -420,7 +420,7 @@ describe('location from the IP address, behind a trusted proxy', () => {
     const nowhere = await locate(fenced.signers[0].token, '192.0.2.1');
     expect(nowhere.status).toBe(422);
     expect(nowhere.body.message).toBe('location_unavailable');
-    expect(nowhere.body.errors[0].problem).toMatch(/could not be established/);
+    expect(nowhere.body.errors![0].problem).toMatch(/could not be established/);
   });
 });
 

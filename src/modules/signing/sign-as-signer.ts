@@ -115,8 +115,14 @@ async function platformOrPfx(services: AppServices, tx: EntityManager, signer: S
 
 /** Locks the session and checks that this signer may act now. */
 export async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
-  const session = await tx.findOneOrFail(EsignSession, { id: found.session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  const signer = await tx.findOneOrFail(Signer, { id: found.id });
+  // `refresh`: the transaction's entity manager starts with a copy of the caller's identity map, whose rows
+  // were read before the lock; what concurrent requests changed meanwhile must be read again under it.
+  const session = await tx.findOneOrFail(
+    EsignSession,
+    { id: found.session.id },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
+  const signer = await tx.findOneOrFail(Signer, { id: found.id }, { refresh: true });
   if (session.status !== 'pending') throw new AppError('conflict', { message: `the session is ${session.status}` });
   if (signer.status !== 'pending') throw new AppError('conflict', { message: `this signer is ${signer.status}` });
   if (signer.position !== session.signerIdx) throw new AppError('conflict', { message: 'it is not this signer’s turn yet' });

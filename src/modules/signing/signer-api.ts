@@ -12,6 +12,7 @@ import { Signer } from '../esign/signer.entity';
 import { StoredFile } from '../files/stored-file.entity';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from '../signer-checks/checks';
 import { recordSignerLocation } from '../signer-checks/location-check';
+import { checkFace, FACE_PHOTO_MAX_BYTES } from '../signer-checks/face-check';
 import { sendOneTimeCode, verifyOneTimeCode } from '../signer-checks/one-time-codes';
 import { maskEmail, maskPhone } from '../signer-checks/recipients';
 import { signAsSigner, signerByToken, startAadhaarSigning } from './sign-as-signer';
@@ -96,7 +97,8 @@ export function createSignerApi(services: AppServices): express.Router {
     (run: (req: Request, res: Response, em: EntityManager, token: string | null) => Promise<void>) =>
     (req: Request, res: Response, next: NextFunction) =>
       run(req, res, services.orm.em.fork(), bearerTokenOf(req.headers.authorization)).catch(next);
-  const bodyOf = (req: Request) => (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
+  const bodyOf = (req: Request) =>
+    (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
 
   router.get(
     '/session',
@@ -144,6 +146,20 @@ export function createSignerApi(services: AppServices): express.Router {
     handle(async (req, res, em, token) => {
       const location = await recordSignerLocation(services, em, token, bodyOf(req), requestOrigin(req));
       sendSuccess(res, { status: 'passed', ...location });
+    }),
+  );
+  router.post(
+    '/face',
+    express.raw({ type: () => true, limit: FACE_PHOTO_MAX_BYTES }),
+    handle(async (req, res, em, token) => {
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (type !== 'image/jpeg' && type !== 'image/png') {
+        throw new AppError('unsupported_media_type', {
+          errors: [{ field: 'image', problem: 'send the photo as image/jpeg or image/png' }],
+        });
+      }
+      const photo = Buffer.isBuffer(req.body) ? req.body : undefined;
+      sendSuccess(res, await checkFace(services, em, token, photo, requestOrigin(req)));
     }),
   );
   router.post(
