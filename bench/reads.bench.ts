@@ -30,6 +30,8 @@ const DETAILS_QUERY = `query Details($id: String!) {
       face_match { enforce ref_file_id live_file_id match_threshold max_attempts liveness_score match_score }
       notification { invite completion whatsapp }
       positions
+      email_verified_at mobile_verified_at
+      location { source latitude longitude accuracy_m ip distance_m recorded_at }
     }
   }
 }`;
@@ -215,6 +217,9 @@ function signerJson(r: Row, s: Row, token: string, publicUrl: string): Row {
     },
     notification: { invite: r.notification.invite, completion: r.notification.completion, whatsapp: r.notification.whatsapp },
     positions,
+    email_verified_at: r.email_verified_at ? new Date(r.email_verified_at).toISOString() : null,
+    mobile_verified_at: r.mobile_verified_at ? new Date(r.mobile_verified_at).toISOString() : null,
+    location: r.location ?? null,
   };
 }
 
