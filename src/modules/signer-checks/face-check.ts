@@ -8,7 +8,7 @@ import { FaceMatchError, type FaceComparison } from '../face/face-matcher';
 import { inspectImage } from '../files/inspect-image';
 import { StoredFile } from '../files/stored-file.entity';
 import { lockTurn, signerByToken } from '../signing/sign-as-signer';
-import { assertCheckIsDue } from './checks';
+import { assertCheckIsDue, hasPassed } from './checks';
 import { publishCheckProgress } from './one-time-codes';
 
 export const FACE_PHOTO_MAX_BYTES = 5 * 1024 * 1024;
@@ -42,7 +42,7 @@ export async function checkFace(
   });
 
   // 1. Take an attempt and keep the photo: it is the owner's evidence whatever the outcome.
-  const { reference, attempt } = await em.transactional(async (tx) => {
+  const { reference, attempt, liveFileId } = await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertCheckIsDue(signer, 'face');
     if (attemptsLeft(signer) === 0) throw new AppError('conflict', { message: 'no face match attempts left' });
@@ -63,7 +63,7 @@ export async function checkFace(
     live.storageKey = `files/${session.user.id}/${live.id}`;
     await services.blobs.putBytes(live.storageKey, photo, facts.mime);
     signer.faceMatch = { ...signer.faceMatch, live_file_id: live.id };
-    return { reference: reference.storageKey, attempt: signer.faceAttempts };
+    return { reference: reference.storageKey, attempt: signer.faceAttempts, liveFileId: live.id };
   });
 
   // 2. Compare, outside any transaction: the model runs in its own thread and may take a second.
@@ -96,20 +96,22 @@ export async function checkFace(
       origin,
       details: {
         attempt,
-        live_file_id: signer.faceMatch.live_file_id,
+        live_file_id: liveFileId,
         passed,
         ...(comparison
           ? { match_score: round(comparison.matchScore), liveness_score: round(comparison.livenessScore), threshold }
           : { refused: refusal!.reason }),
       },
     });
-    if (passed) {
+    const passedBefore = hasPassed(signer, 'face'); // a concurrent attempt may have passed meanwhile
+    if (passed && !passedBefore) {
       signer.faceMatch = {
         ...signer.faceMatch,
+        live_file_id: liveFileId, // the photo that passed
         match_score: round(comparison!.matchScore),
         liveness_score: round(comparison!.livenessScore),
       };
-    } else if (attempt >= (signer.faceMatch.max_attempts ?? 0)) {
+    } else if (!passed && !passedBefore && attempt >= (signer.faceMatch.max_attempts ?? 0)) {
       // The last attempt decides (an earlier one may still be comparing when a later one was taken).
       signer.status = 'failed';
       recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'face match attempts exhausted' } });
