@@ -8,8 +8,13 @@ export function newSignerToken(): { token: string; hash: string } {
   return { token, hash: hashToken(token) };
 }
 
+const boxes = new Map<string, SecretBox>();
+
+/** One box per key for the process: deriving its key (HKDF) on every read cost more than opening the tokens. */
 export function signerTokenBox(secretsEncryptionKey: string): SecretBox {
-  return new SecretBox(secretsEncryptionKey, 'signer-token');
+  let box = boxes.get(secretsEncryptionKey);
+  if (!box) boxes.set(secretsEncryptionKey, (box = new SecretBox(secretsEncryptionKey, 'signer-token')));
+  return box;
 }
 
 export function inviteUrl(publicUrl: string, token: string): string {
