@@ -32,6 +32,18 @@ async function main() {
   const address = http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ port, public_url: config.publicUrl }, 'listening');
+  if (config.env === 'production') {
+    // Not refused (an integrator may deliver invites itself from the outbox), but nobody gets mail or SMS.
+    const outboxOnly = [
+      !config.notifications.smtpUrl && 'email (SMTP_URL)',
+      !config.notifications.sms && 'SMS (SMS_HTTP_URL)',
+      !config.notifications.whatsapp && 'WhatsApp (WHATSAPP_HTTP_URL)',
+    ].filter(Boolean);
+    if (outboxOnly.length > 0)
+      log.warn({ channels: outboxOnly }, 'no provider for these channels: their messages stay in the outbox');
+    if (!config.publicUrl.startsWith('https://'))
+      log.warn('PUBLIC_URL is not https: browsers refuse camera and location to the signing page');
+  }
 
   onShutdown(log, config.shutdownTimeoutMs + 15_000, async () => {
     await http.close(config.shutdownTimeoutMs);
