@@ -32,10 +32,16 @@ export async function checkFace(
   services: AppServices,
   em: EntityManager,
   token: string | null,
-  photo: Buffer | undefined,
+  upload: { type: string; bytes: Buffer | undefined },
   origin: RequestOrigin,
 ): Promise<FaceCheckResult> {
   const found = await signerByToken(em, token);
+  if (upload.type !== 'image/jpeg' && upload.type !== 'image/png') {
+    throw new AppError('unsupported_media_type', {
+      errors: [{ field: 'image', problem: 'send the photo as image/jpeg or image/png' }],
+    });
+  }
+  const photo = upload.bytes;
   if (!photo || photo.length === 0) throw AppError.missingFields(['image']);
   const facts = await inspectImage(photo).catch(() => {
     throw AppError.badRequest([{ field: 'image', problem: 'a JPEG or PNG photo' }]);

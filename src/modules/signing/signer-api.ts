@@ -153,13 +153,8 @@ export function createSignerApi(services: AppServices): express.Router {
     express.raw({ type: () => true, limit: FACE_PHOTO_MAX_BYTES }),
     handle(async (req, res, em, token) => {
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== 'image/jpeg' && type !== 'image/png') {
-        throw new AppError('unsupported_media_type', {
-          errors: [{ field: 'image', problem: 'send the photo as image/jpeg or image/png' }],
-        });
-      }
       const photo = Buffer.isBuffer(req.body) ? req.body : undefined;
-      sendSuccess(res, await checkFace(services, em, token, photo, requestOrigin(req)));
+      sendSuccess(res, await checkFace(services, em, token, { type, bytes: photo }, requestOrigin(req)));
     }),
   );
   router.post(
