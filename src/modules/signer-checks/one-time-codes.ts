@@ -24,8 +24,6 @@ export const ONE_TIME_CODE_RULES = {
 const hashCode = (secret: string, otpId: string, code: string) =>
   createHmac('sha256', secret).update(`${otpId}:${code}`).digest('hex');
 
-const checkOf = (channel: OtpChannel) => channel;
-
 function parseChannel(value: unknown): OtpChannel {
   if (value === 'email' || value === 'mobile') return value;
   if (value === undefined || value === null) throw AppError.missingFields(['channel']);
@@ -47,7 +45,7 @@ export async function sendOneTimeCode(
   const channel = parseChannel(input.channel);
   return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
-    assertCheckIsDue(signer, checkOf(channel));
+    assertCheckIsDue(signer, channel); // the check kinds `email` and `mobile` are the channels
     const recipient = recipientOf(signer, channel);
     const now = new Date();
     const recent = await tx.find(
@@ -115,7 +113,7 @@ export async function verifyOneTimeCode(
 
   const outcome: VerifyOutcome = await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
-    assertCheckIsDue(signer, checkOf(channel));
+    assertCheckIsDue(signer, channel); // the check kinds `email` and `mobile` are the channels
     const now = new Date();
     const otp = await tx.findOne(SignerOtp, { signer, channel, closedAt: null }, { orderBy: { createdAt: 'desc' } });
     if (!otp)
