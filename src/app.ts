@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { parse, print, specifiedRules, validate, type GraphQLSchema } from 'graphql';
@@ -111,7 +111,11 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     schema,
     validationRules,
     formatError,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    // The cache-control plugin wraps every field's resolver to collect cache hints we never give; /graphql
+    // answers are always `no-store` (set below).
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    // Explicit, so that NODE_ENV=production does not turn it off: the endpoint answers only with a token.
+    introspection: true,
     // Uploads send multipart: clients add `apollo-require-preflight: true` (see README).
     csrfPrevention: true,
   });
@@ -119,6 +123,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
   app.use(
     '/graphql',
     async (req: Request, res: Response, next: NextFunction) => {
+      res.setHeader('Cache-Control', 'no-store');
       const actor = await authenticateHeader(services, req.headers.authorization).catch(next);
       if (!actor) {
         if (!res.headersSent) {

@@ -43,6 +43,8 @@ async function main() {
       log.warn({ channels: outboxOnly }, 'no provider for these channels: their messages stay in the outbox');
     if (!config.publicUrl.startsWith('https://'))
       log.warn('PUBLIC_URL is not https: browsers refuse camera and location to the signing page');
+    if (process.env.NODE_ENV !== 'production')
+      log.warn('NODE_ENV is not production: graphql-js keeps its development checks, which slow every field');
   }
 
   onShutdown(log, config.shutdownTimeoutMs + 15_000, async () => {

@@ -54,6 +54,27 @@ describe('the REST face', () => {
     expect(await outside.json()).toEqual({ data: null, status_code: 404, message: 'not_found', success: false });
   });
 
+  it('tells caches to keep nothing: answers carry owner data and signer tokens (REST and GraphQL, refusals too)', async () => {
+    const me = await rest(app, 'GET', '/wallet', { token: user.token });
+    expect(me.status).toBe(200);
+    expect(me.headers.get('cache-control')).toBe('no-store');
+    expect((await rest(app, 'GET', '/wallet')).headers.get('cache-control')).toBe('no-store');
+    const graphql = await fetch(new URL('/graphql', app.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { user_id } }' }),
+    });
+    expect(graphql.status).toBe(200);
+    expect(graphql.headers.get('cache-control')).toBe('no-store');
+    const refused = await fetch(new URL('/graphql', app.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { user_id } }' }),
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('answers a documented path with another method with 405 and Allow', async () => {
     const response = await rest(app, 'DELETE', '/files/upload-pdf', { token: user.token });
     expectErrorEnvelope(response, 405, 'method_not_allowed');

@@ -2,7 +2,10 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
 import type { AuditEvent } from './audit-event.entity';
 
-@ObjectType('AuditEvent', { description: 'One step of a session: who, when, from which address and browser.' })
+@ObjectType('AuditEvent', {
+  simpleResolvers: true,
+  description: 'One step of a session: who, when, from which address and browser.',
+})
 export class AuditEventType {
   @Field()
   event!: string;
@@ -23,7 +26,7 @@ export class AuditEventType {
   details!: Record<string, unknown> | null;
 }
 
-@ObjectType('EsignAuditTrail')
+@ObjectType('EsignAuditTrail', { simpleResolvers: true })
 export class AuditTrailType {
   @Field()
   client_id!: string;

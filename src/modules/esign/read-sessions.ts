@@ -5,6 +5,7 @@ import type { AppServices } from '../../platform/services';
 import type { Actor } from '../users/access-tokens';
 import { EsignSession, type SessionStatus } from './esign-session.entity';
 import { expireDueSessions } from './expire-sessions';
+import { readOwnSessionRecord, type SessionRecord } from './session-rows';
 
 export const SESSION_NOT_FOUND = 'Esign client with the given client_id not found';
 const STATUSES: SessionStatus[] = ['pending', 'completed', 'expired', 'cancelled'];
@@ -29,6 +30,24 @@ export async function getOwnSession(
   if (!session) throw new AppError('not_found', { message: notFoundMessage });
   await settleExpiry(services, em, [session]);
   return session;
+}
+
+/**
+ * The owner's details read, without the ORM (session-rows.ts): it answers with the row as it is, unless the
+ * session is due to expire, which goes the ORM's way to be settled first.
+ */
+export async function readOwnSession(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  clientId: string,
+): Promise<SessionRecord> {
+  const record = await readOwnSessionRecord(services.orm, actor.userId, clientId);
+  if (!record) throw new AppError('not_found', { message: SESSION_NOT_FOUND });
+  if (record.status === 'pending' && record.expiresAt.getTime() <= Date.now()) {
+    return getOwnSession(services, em, actor, clientId);
+  }
+  return record;
 }
 
 export async function listOwnSessions(

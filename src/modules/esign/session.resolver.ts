@@ -8,7 +8,7 @@ import { StampInstanceType, toStampView } from '../stamps/stamp.types';
 import { cancelSession } from './cancel-session';
 import { downloadSignedPdf } from './download-signed-pdf';
 import { initializeEsign } from './initialize-esign';
-import { getOwnSession, listOwnSessions } from './read-sessions';
+import { getOwnSession, listOwnSessions, readOwnSession } from './read-sessions';
 import { EmailTemplateOverridesInput, SignerInput, StampRequestInput, type SessionRequest } from './session.inputs';
 import { sessionTopic, type SessionEvent } from './session-events';
 import {
@@ -86,7 +86,7 @@ export class EsignSessionResolver {
 
   @Query(() => EsignSessionType, { description: 'One of your sessions, with its signers.' })
   async esignSession(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
-    return toSessionView(await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId));
+    return toSessionView(await readOwnSession(ctx.services, ctx.em, ctx.actor, clientId));
   }
 
   @Query(() => EsignSessionPageType, { description: 'Your sessions, newest first.' })

@@ -1,9 +1,12 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
-import type { EsignSession } from './esign-session.entity';
-import type { Signer, StoredElement } from './signer.entity';
+import type { SessionRecord, SignerRecord } from './session-rows';
+import type { StoredElement } from './signer.entity';
 
-@ObjectType('Element', { description: 'A placed item. Units are PDF points, origin at the top-left of the page, y down.' })
+@ObjectType('Element', {
+  simpleResolvers: true,
+  description: 'A placed item. Units are PDF points, origin at the top-left of the page, y down.',
+})
 export class ElementType {
   @Field(() => String, { nullable: true })
   field_id!: string | null;
@@ -42,7 +45,7 @@ export class ElementType {
   value!: string | null;
 }
 
-@ObjectType('NameMatch')
+@ObjectType('NameMatch', { simpleResolvers: true })
 export class NameMatchType {
   @Field()
   enforce!: boolean;
@@ -60,7 +63,7 @@ export class NameMatchType {
   status!: string;
 }
 
-@ObjectType('FaceMatch')
+@ObjectType('FaceMatch', { simpleResolvers: true })
 export class FaceMatchType {
   @Field()
   enforce!: boolean;
@@ -84,7 +87,7 @@ export class FaceMatchType {
   match_score!: number | null;
 }
 
-@ObjectType('Notification')
+@ObjectType('Notification', { simpleResolvers: true })
 export class NotificationType {
   @Field()
   invite!: boolean;
@@ -96,7 +99,7 @@ export class NotificationType {
   whatsapp!: boolean;
 }
 
-@ObjectType('AadhaarCertDetails')
+@ObjectType('AadhaarCertDetails', { simpleResolvers: true })
 export class AadhaarCertDetailsType {
   @Field() name!: string;
   @Field() country!: string;
@@ -107,7 +110,7 @@ export class AadhaarCertDetailsType {
   @Field() gender!: string;
 }
 
-@ObjectType('EmailTemplateOverrides')
+@ObjectType('EmailTemplateOverrides', { simpleResolvers: true })
 export class EmailTemplateOverridesType {
   @Field(() => String, { nullable: true })
   company_name!: string | null;
@@ -119,7 +122,10 @@ export class EmailTemplateOverridesType {
   support_email!: string | null;
 }
 
-@ObjectType('SignerLocation', { description: 'Where the signer was when the location check passed (added by this service).' })
+@ObjectType('SignerLocation', {
+  simpleResolvers: true,
+  description: 'Where the signer was when the location check passed (added by this service).',
+})
 export class SignerLocationType {
   @Field({ description: '`device` (the browser’s geolocation) or `ip` (the request’s address).' })
   source!: string;
@@ -143,7 +149,7 @@ export class SignerLocationType {
   recorded_at!: string;
 }
 
-@ObjectType('EsignSigner')
+@ObjectType('EsignSigner', { simpleResolvers: true })
 export class SignerType {
   @Field()
   signer_id!: string;
@@ -245,7 +251,7 @@ export class SignerType {
   location!: SignerLocationType | null;
 }
 
-@ObjectType('EsignSession')
+@ObjectType('EsignSession', { simpleResolvers: true })
 export class EsignSessionType {
   @Field()
   client_id!: string;
@@ -326,7 +332,7 @@ export class EsignSessionType {
   stamp_page_count!: number;
 }
 
-@ObjectType('EsignSessionPage')
+@ObjectType('EsignSessionPage', { simpleResolvers: true })
 export class EsignSessionPageType {
   @Field(() => [EsignSessionType])
   items!: EsignSessionType[];
@@ -335,7 +341,7 @@ export class EsignSessionPageType {
   has_next!: boolean;
 }
 
-@ObjectType('SignedPdfDownload')
+@ObjectType('SignedPdfDownload', { simpleResolvers: true })
 export class SignedPdfDownloadType {
   @Field({ description: 'A short-lived signed URL of the signed PDF.' })
   url!: string;
@@ -344,7 +350,7 @@ export class SignedPdfDownloadType {
   expires_in!: number;
 }
 
-export function toSessionView(session: EsignSession): EsignSessionType {
+export function toSessionView(session: SessionRecord): EsignSessionType {
   return {
     client_id: session.id,
     user_id: session.user.id,
@@ -391,7 +397,7 @@ export function positionsOf(elements: StoredElement[], stampPageCount: number): 
   return positions;
 }
 
-export function toSignerView(signer: Signer, session: EsignSessionType, token: string, inviteUrl: string): SignerType {
+export function toSignerView(signer: SignerRecord, session: EsignSessionType, token: string, inviteUrl: string): SignerType {
   return {
     signer_id: signer.id,
     eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signer_idx,

@@ -2,7 +2,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import type { StoredFile } from './stored-file.entity';
 
 /** The contract's UploadedFile: the data of both upload operations. */
-@ObjectType('UploadedFile')
+@ObjectType('UploadedFile', { simpleResolvers: true })
 export class UploadedFileType {
   @Field()
   user_id!: string;
@@ -17,7 +17,7 @@ export class UploadedFileType {
   mime!: string;
 }
 
-@ObjectType('FileInfo', { description: 'An uploaded file with everything the service knows about it.' })
+@ObjectType('FileInfo', { simpleResolvers: true, description: 'An uploaded file with everything the service knows about it.' })
 export class FileInfoType extends UploadedFileType {
   @Field({ description: '`pdf` (from upload-pdf) or `asset` (from upload-asset).' })
   kind!: string;
@@ -44,7 +44,7 @@ export class FileInfoType extends UploadedFileType {
   storage_key?: string;
 }
 
-@ObjectType('FilePage')
+@ObjectType('FilePage', { simpleResolvers: true })
 export class FilePageType {
   @Field(() => [FileInfoType])
   items!: FileInfoType[];

@@ -3,6 +3,7 @@ import { DELIVERED_CODE_TEXT } from './deliver-notification';
 import type { Notification } from './notification.entity';
 
 @ObjectType('NotificationMessage', {
+  simpleResolvers: true,
   description: 'One message of your outbox: an invite, a completion notice or a one-time code.',
 })
 export class NotificationMessageType {
@@ -55,7 +56,7 @@ export class NotificationMessageType {
   client_id!: string | null;
 }
 
-@ObjectType('NotificationMessagePage')
+@ObjectType('NotificationMessagePage', { simpleResolvers: true })
 export class NotificationMessagePageType {
   @Field(() => [NotificationMessageType])
   items!: NotificationMessageType[];

@@ -2,7 +2,7 @@ import { Field, ObjectType } from 'type-graphql';
 import type { PfxCredential } from './pfx-credential.entity';
 
 /** What the service tells about an uploaded certificate: never the key, never the file. */
-@ObjectType('PfxCertificate')
+@ObjectType('PfxCertificate', { simpleResolvers: true })
 export class PfxType {
   @Field({ description: '`pfx_...`: give it as a signer’s `pfx_id`.' })
   pfx_id!: string;
@@ -29,7 +29,7 @@ export class PfxType {
   created_at!: Date;
 }
 
-@ObjectType('DeletedPfxCertificate')
+@ObjectType('DeletedPfxCertificate', { simpleResolvers: true })
 export class DeletedPfxType {
   @Field()
   pfx_id!: string;

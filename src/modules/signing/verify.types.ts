@@ -2,7 +2,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import type { SignatureReport } from './verify-document';
 import type { SessionVerification } from './verify-session';
 
-@ObjectType('SignatureVerification', { description: 'One signature of a PDF, checked in-process.' })
+@ObjectType('SignatureVerification', { simpleResolvers: true, description: 'One signature of a PDF, checked in-process.' })
 export class SignatureVerificationType {
   @Field({ description: 'The signature field (`/T`); in Esign sessions, the signer id.' })
   field_name!: string;
@@ -64,7 +64,10 @@ export class SignatureVerificationType {
   problems!: string[];
 }
 
-@ObjectType('SignatureVerificationReport', { description: 'Every signature of a session’s current PDF, checked in-process.' })
+@ObjectType('SignatureVerificationReport', {
+  simpleResolvers: true,
+  description: 'Every signature of a session’s current PDF, checked in-process.',
+})
 export class SignatureVerificationReportType {
   @Field()
   client_id!: string;

@@ -2,7 +2,7 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { formatRupees } from '../../platform/money';
 import type { StampInstance, StampOrder } from './stamp-order.entity';
 
-@ObjectType('StampStateInfo')
+@ObjectType('StampStateInfo', { simpleResolvers: true })
 export class StampStateType {
   @Field()
   state_code!: string;
@@ -11,7 +11,7 @@ export class StampStateType {
   name!: string;
 }
 
-@ObjectType('StampArticleInfo')
+@ObjectType('StampArticleInfo', { simpleResolvers: true })
 export class StampArticleType {
   @Field()
   article_id!: string;
@@ -23,7 +23,7 @@ export class StampArticleType {
   description!: string;
 }
 
-@ObjectType('StampInstance')
+@ObjectType('StampInstance', { simpleResolvers: true })
 export class StampInstanceType {
   @Field({ description: '`stamp_inst_...`' })
   stamp_id!: string;
@@ -38,7 +38,7 @@ export class StampInstanceType {
   certificate!: { number: string | null; issued_at: Date | null; rejected_reason: string | null };
 }
 
-@ObjectType('StampStatusCounts')
+@ObjectType('StampStatusCounts', { simpleResolvers: true })
 export class StatusCountsType {
   @Field(() => Int) pending!: number;
   @Field(() => Int) available!: number;
@@ -48,7 +48,7 @@ export class StatusCountsType {
 }
 
 /** The order as create-order answers it: no status counts yet, and no stamps. */
-@ObjectType('CreatedStampOrder')
+@ObjectType('CreatedStampOrder', { simpleResolvers: true })
 export class CreatedStampOrderType {
   @Field() user_id!: string;
   @Field({ description: '`stamp_...`' }) client_id!: string;
@@ -84,13 +84,13 @@ export class CreatedStampOrderType {
   charged_paise!: bigint;
 }
 
-@ObjectType('StampOrder')
+@ObjectType('StampOrder', { simpleResolvers: true })
 export class StampOrderType extends CreatedStampOrderType {
   @Field(() => StatusCountsType)
   status_counts!: StatusCountsType;
 }
 
-@ObjectType('StampOrderPage')
+@ObjectType('StampOrderPage', { simpleResolvers: true })
 export class StampOrderPageType {
   @Field(() => [StampOrderType])
   items!: StampOrderType[];
@@ -99,7 +99,7 @@ export class StampOrderPageType {
   has_next!: boolean;
 }
 
-@ObjectType('StampDownload')
+@ObjectType('StampDownload', { simpleResolvers: true })
 export class StampDownloadType {
   @Field() stamp_id!: string;
   @Field() url!: string;

@@ -2,7 +2,10 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { ElementType } from '../esign/session.types';
 import type { Template, TemplateSignerBlueprint } from './template.entity';
 
-@ObjectType('TemplateSigner', { description: 'A saved signer layout; every field but `elements` is a default (null: not set).' })
+@ObjectType('TemplateSigner', {
+  simpleResolvers: true,
+  description: 'A saved signer layout; every field but `elements` is a default (null: not set).',
+})
 export class TemplateSignerType {
   @Field(() => String, { nullable: true })
   sign_type!: string | null;
@@ -50,7 +53,7 @@ export class TemplateSignerType {
   elements!: ElementType[];
 }
 
-@ObjectType('Template')
+@ObjectType('Template', { simpleResolvers: true })
 export class TemplateType {
   @Field()
   client_id!: string;
@@ -77,7 +80,7 @@ export class TemplateType {
   signers!: TemplateSignerType[];
 }
 
-@ObjectType('TemplatePage')
+@ObjectType('TemplatePage', { simpleResolvers: true })
 export class TemplatePageType {
   @Field(() => [TemplateType])
   items!: TemplateType[];
@@ -86,7 +89,7 @@ export class TemplatePageType {
   has_next!: boolean;
 }
 
-@ObjectType('DeletedTemplate')
+@ObjectType('DeletedTemplate', { simpleResolvers: true })
 export class DeletedTemplateType {
   @Field()
   client_id!: string;

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { leanRows } from '../../platform/db/lean-sql';
+import type { Orm } from '../../platform/db/orm';
 import { AppError } from '../../platform/errors';
 import { generateAccessToken, hashToken } from '../../platform/auth/bearer';
 import { AccessToken } from './access-token.entity';
@@ -44,14 +46,13 @@ export async function revokeAccessToken(em: EntityManager, tokenId: string): Pro
   return { token_id: record.id, revoked_at: record.revokedAt.toISOString() };
 }
 
-/** The actor a raw token stands for, or null when it is unknown, expired or revoked. */
-export async function authenticateAccessToken(em: EntityManager, token: string): Promise<Actor | null> {
-  const rows = await em
-    .getConnection()
-    .execute<{ id: string; user_id: string }[]>(
-      'select id, user_id from access_tokens where token_hash = ? and revoked_at is null and (expires_at is null or expires_at > now())',
-      [hashToken(token)],
-    );
+/** The actor a raw token stands for, or null when it is unknown, expired or revoked. Every request asks: a lean read. */
+export async function authenticateAccessToken(orm: Orm, token: string): Promise<Actor | null> {
+  const rows = await leanRows<{ id: string; user_id: string }>(
+    orm,
+    'select id, user_id from access_tokens where token_hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
+    [hashToken(token)],
+  );
   const row = rows[0];
   return row ? { userId: row.user_id, tokenId: row.id } : null;
 }

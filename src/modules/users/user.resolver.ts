@@ -3,7 +3,7 @@ import type { RequestContext } from '../../platform/graphql/context';
 import { AppError } from '../../platform/errors';
 import { User } from './user.entity';
 
-@ObjectType('Me', { description: 'The user the access token belongs to.' })
+@ObjectType('Me', { simpleResolvers: true, description: 'The user the access token belongs to.' })
 export class MeType {
   @Field()
   user_id!: string;

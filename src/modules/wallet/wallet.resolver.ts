@@ -5,7 +5,7 @@ import { formatRupees } from '../../platform/money';
 import { listLedger, walletBalance } from './read-wallet';
 import type { WalletEntry } from './wallet.entity';
 
-@ObjectType('WalletEntry')
+@ObjectType('WalletEntry', { simpleResolvers: true })
 export class WalletEntryType {
   @Field() entry_id!: string;
   @Field({ description: '`credit`, `charge` or `refund`.' }) kind!: string;
@@ -17,7 +17,7 @@ export class WalletEntryType {
   @Field() created_at!: Date;
 }
 
-@ObjectType('Wallet')
+@ObjectType('Wallet', { simpleResolvers: true })
 export class WalletType {
   @Field() user_id!: string;
   @Field({ description: 'Rupees, as a decimal string.' }) balance!: string;
@@ -26,7 +26,7 @@ export class WalletType {
   recent_entries!: WalletEntryType[];
 }
 
-@ObjectType('WalletLedgerPage')
+@ObjectType('WalletLedgerPage', { simpleResolvers: true })
 export class WalletLedgerPageType {
   @Field(() => [WalletEntryType]) items!: WalletEntryType[];
   @Field() has_next!: boolean;

@@ -7,7 +7,7 @@ import { bearerToken } from './bearer';
 export async function authenticateHeader(services: AppServices, header: string | undefined | null): Promise<Actor | null> {
   const token = bearerToken(header);
   if (!token) return null;
-  return authenticateAccessToken(services.orm.em.fork(), token);
+  return authenticateAccessToken(services.orm, token);
 }
 
 export function authorizationOf(headers: IncomingHttpHeaders): string | undefined {

@@ -18,9 +18,36 @@ export function createRequestContext(
   actor: Actor,
   headers?: Record<string, string | string[] | undefined>,
 ): RequestContext {
-  const em = services.orm.em.fork();
   const key = headers?.['idempotency-key'];
-  return { actor, em, loaders: createLoaders(em), services, idempotencyKey: typeof key === 'string' ? key : undefined };
+  return new LazyRequestContext(services, actor, typeof key === 'string' ? key : undefined);
+}
+
+/** Forks its entity manager (and makes its loaders) on first use: the hottest reads never touch the ORM. */
+class LazyRequestContext implements RequestContext {
+  private forked?: EntityManager;
+  private batched?: Loaders;
+
+  constructor(
+    readonly services: AppServices,
+    readonly actor: Actor,
+    readonly idempotencyKey: string | undefined,
+  ) {}
+
+  get em(): EntityManager {
+    return (this.forked ??= this.services.orm.em.fork());
+  }
+
+  set em(em: EntityManager) {
+    this.forked = em;
+  }
+
+  get loaders(): Loaders {
+    return (this.batched ??= createLoaders(this.services.orm, () => this.em));
+  }
+
+  set loaders(loaders: Loaders) {
+    this.batched = loaders;
+  }
 }
 
 const perEvent = new WeakMap<object, Pick<RequestContext, 'em' | 'loaders'>>();
@@ -34,7 +61,7 @@ export function eventContext(services: AppServices, actor: Actor, event: object)
   let shared = perEvent.get(event);
   if (!shared) {
     const em = services.orm.em.fork();
-    shared = { em, loaders: createLoaders(em) };
+    shared = { em, loaders: createLoaders(services.orm, () => em) };
     perEvent.set(event, shared);
   }
   return { actor, services, ...shared };

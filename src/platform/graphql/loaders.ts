@@ -1,43 +1,48 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../db/orm';
 import { StoredFile } from '../../modules/files/stored-file.entity';
 import { EsignSession } from '../../modules/esign/esign-session.entity';
-import { Signer } from '../../modules/esign/signer.entity';
+import { readSignerRecords, type SignerRecord } from '../../modules/esign/session-rows';
 import { StampInstance, StampOrder, type StampStatus } from '../../modules/stamps/stamp-order.entity';
 
 /**
  * Per-request batch loaders: every nested read of a kind within one request costs one statement,
  * however many parents ask. Owner checks happen where the parent was loaded; children follow it.
  */
-export function createLoaders(em: EntityManager) {
+export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
   return {
     fileById: new DataLoader<string, StoredFile | null>(async (ids) => {
-      const files = await em.find(StoredFile, { id: [...ids] });
+      const files = await entityManager().find(StoredFile, { id: [...ids] });
       const byId = new Map(files.map((file) => [file.id, file]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
-    signersBySession: new DataLoader<string, Signer[]>(async (sessionIds) => {
-      const signers = await em.find(Signer, { session: [...sessionIds] }, { orderBy: { position: 'asc' } });
-      const bySession = new Map<string, Signer[]>(sessionIds.map((id) => [id, []]));
-      for (const signer of signers) bySession.get(signer.session.id)!.push(signer);
+    signersBySession: new DataLoader<string, SignerRecord[]>(async (sessionIds) => {
+      const bySession = await readSignerRecords(orm, sessionIds);
       return sessionIds.map((id) => bySession.get(id)!);
     }),
     /** The latest 100 sessions of each template, in two statements for any number of templates. */
     sessionsByTemplate: new DataLoader<string, EsignSession[]>(async (templateIds) => {
-      const ranked = await em.getConnection().execute<{ id: string }[]>(
-        `select id from (select id, row_number() over (partition by template_id order by created_at desc, id desc) as rank
+      const ranked = await entityManager()
+        .getConnection()
+        .execute<{ id: string }[]>(
+          `select id from (select id, row_number() over (partition by template_id order by created_at desc, id desc) as rank
            from esign_sessions where template_id in (${templateIds.map(() => '?').join(', ')})) ranked where rank <= 100`,
-        [...templateIds],
-      );
+          [...templateIds],
+        );
       const sessions = ranked.length
-        ? await em.find(EsignSession, { id: ranked.map((row) => row.id) }, { orderBy: { createdAt: 'desc', id: 'desc' } })
+        ? await entityManager().find(
+            EsignSession,
+            { id: ranked.map((row) => row.id) },
+            { orderBy: { createdAt: 'desc', id: 'desc' } },
+          )
         : [];
       return templateIds.map((id) => sessions.filter((session) => session.template?.id === id));
     }),
     /** Listed (non-pending) instances per order, optionally of one status; key `order_id|status`. */
     stampsByOrder: new DataLoader<string, StampInstance[]>(async (keys) => {
       const orderIds = [...new Set(keys.map((key) => key.split('|')[0]))];
-      const instances = await em.find(
+      const instances = await entityManager().find(
         StampInstance,
         { order: orderIds, status: { $ne: 'pending' } },
         { orderBy: { order: 'asc', serial: 'asc' } },
@@ -48,11 +53,13 @@ export function createLoaders(em: EntityManager) {
       });
     }),
     statusCountsByOrder: new DataLoader<string, Record<StampStatus, number>>(async (orderIds) => {
-      const rows = await em.getConnection().execute<{ order_id: string; status: StampStatus; n: number }[]>(
-        `select order_id, status, count(*)::int as n from stamp_instances
+      const rows = await entityManager()
+        .getConnection()
+        .execute<{ order_id: string; status: StampStatus; n: number }[]>(
+          `select order_id, status, count(*)::int as n from stamp_instances
             where order_id in (${orderIds.map(() => '?').join(', ')}) group by order_id, status`,
-        [...orderIds],
-      );
+          [...orderIds],
+        );
       return orderIds.map((id) => {
         const counts = { pending: 0, available: 0, reserved: 0, used: 0, rejected: 0 };
         for (const row of rows) if (row.order_id === id) counts[row.status] = row.n;
@@ -61,7 +68,7 @@ export function createLoaders(em: EntityManager) {
     }),
     /** Stamps held or used by each session, in the order their pages were placed. */
     stampsBySession: new DataLoader<string, StampInstance[]>(async (sessionIds) => {
-      const instances = await em.find(
+      const instances = await entityManager().find(
         StampInstance,
         { session: [...sessionIds] },
         { orderBy: { dutyPaise: 'desc', createdAt: 'asc', serial: 'asc' } },
@@ -69,11 +76,11 @@ export function createLoaders(em: EntityManager) {
       return sessionIds.map((id) => instances.filter((instance) => instance.session?.id === id));
     }),
     sessionById: new DataLoader<string, EsignSession | null>(async (ids) => {
-      const sessions = await em.find(EsignSession, { id: [...ids] });
+      const sessions = await entityManager().find(EsignSession, { id: [...ids] });
       return ids.map((id) => sessions.find((session) => session.id === id) ?? null);
     }),
     orderById: new DataLoader<string, StampOrder | null>(async (ids) => {
-      const orders = await em.find(StampOrder, { id: [...ids] });
+      const orders = await entityManager().find(StampOrder, { id: [...ids] });
       return ids.map((id) => orders.find((order) => order.id === id) ?? null);
     }),
   };

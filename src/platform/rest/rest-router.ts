@@ -26,6 +26,8 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
   });
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
+    // Answers carry owner data and signer tokens: no cache keeps them.
+    res.setHeader('Cache-Control', 'no-store');
     try {
       const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
       const candidates = routes.filter((route) => route.path === path);
