@@ -11,10 +11,11 @@ import { createSession, graphqlCall, makePdf, makePng, restCall, sessionRequest,
 
 const CONNECTIONS = 20;
 const WARMUP_SECONDS = 3;
-const SECONDS = 10;
+const ROUNDS = 5;
+const ROUND_SECONDS = 3;
 
 /** Every field GET /api/v1/esign/details answers with, asked for over GraphQL. */
-const DETAILS_QUERY = `query Details($id: String!) {
+export const DETAILS_QUERY = `query Details($id: String!) {
   esignSession(client_id: $id) {
     client_id user_id actor_id actor_type created_at sign_type auth_mode backend file_id current_pdf_file_id filename folder
     allow_download archived expiry_seconds expires_at max_retry redirect_url sender
@@ -43,7 +44,7 @@ type Row = Record<string, any>;
  * (token look-up by hash, the session of its owner, its signers), each signer token opened with AES-256-GCM
  * under the app's HKDF-derived key, and the contract's JSON (envelope included) built by hand.
  */
-async function startBareHandler(
+export async function startBareHandler(
   databaseUrl: string,
   secretsEncryptionKey: string,
   publicUrl: string,
@@ -230,26 +231,45 @@ interface Load {
   requests: number;
 }
 
-/** A warm-up, then the measured run, both with the same connections; any error or non-2xx answer fails the benchmark. */
-async function underLoad(what: string, options: autocannon.Options): Promise<Load> {
-  const run = async (duration: number) => {
-    const result = await autocannon({ ...options, connections: CONNECTIONS, duration, timeout: 10 });
-    if (result.errors > 0 || result.non2xx > 0 || result['2xx'] === 0) {
-      throw new Error(
-        `${what}: ${result.errors} errors (${result.timeouts} timeouts), ${result.non2xx} non-2xx of ${result.requests.total} requests`,
-      );
+type Face = { name: string; options: autocannon.Options };
+
+/** One autocannon run; any error or non-2xx answer fails the benchmark. */
+async function run(face: Face, seconds: number): Promise<autocannon.Result> {
+  const result = await autocannon({ ...face.options, connections: CONNECTIONS, duration: seconds, timeout: 10 });
+  if (result.errors > 0 || result.non2xx > 0 || result['2xx'] === 0) {
+    throw new Error(
+      `${face.name}: ${result.errors} errors (${result.timeouts} timeouts), ${result.non2xx} non-2xx of ${result.requests.total} requests`,
+    );
+  }
+  return result;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * Every face warmed up, then measured in interleaved rounds (bare, REST, GraphQL, bare, ...), so that a slow
+ * spell of a shared machine falls on all of them alike rather than on whichever ran then. Requests/s sums every
+ * round; p50 and p99 are the medians of the rounds' own.
+ */
+export async function loadInRounds(faces: Face[]): Promise<Load[]> {
+  for (const face of faces) await run(face, WARMUP_SECONDS);
+  const rounds: autocannon.Result[][] = faces.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, face] of faces.entries()) {
+      (globalThis as { gc?: () => void }).gc?.();
+      rounds[i].push(await run(face, ROUND_SECONDS));
     }
-    return result;
-  };
-  await run(WARMUP_SECONDS);
-  (globalThis as { gc?: () => void }).gc?.();
-  const result = await run(SECONDS);
-  return {
-    rps: result['2xx'] / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result['2xx'],
-  };
+  }
+  return rounds.map((results) => {
+    const requests = results.reduce((sum, result) => sum + result['2xx'], 0);
+    const seconds = results.reduce((sum, result) => sum + result.duration, 0);
+    return {
+      rps: requests / seconds,
+      p50: median(results.map((result) => result.latency.p50)),
+      p99: median(results.map((result) => result.latency.p99)),
+      requests,
+    };
+  });
 }
 
 const describe = (load: Load) => `${load.rps.toFixed(0)} req/s, p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms`;
@@ -257,8 +277,8 @@ const describe = (load: Load) => `${load.rps.toFixed(0)} req/s, p50 ${load.p50.t
 /**
  * Benchmark 1, reads: one session (3 signers with 2 elements each) read by GET /api/v1/esign/details, by the same
  * read over GraphQL (every field the REST answer has), and by a bare express + pg handler running the same SQL
- * and answering the same JSON, each under the same load (autocannon in this process, 20 connections, 10 s after
- * a 3 s warm-up). Before loading, the three answers are checked to be the same. Floor: each face serves at
+ * and answering the same JSON, each under the same load (autocannon in this process, 20 connections, a 3 s warm-up
+ * each, then 5 interleaved rounds of 3 s). Before loading, the three answers are checked to be the same. Floor: each face serves at
  * least half the requests per second of the bare handler.
  */
 export async function readBenchmarks(database: BenchDatabase): Promise<BenchRow[]> {
@@ -293,14 +313,19 @@ export async function readBenchmarks(database: BenchDatabase): Promise<BenchRow[
       );
     }
 
-    const baseline = await underLoad('bare handler', { url: `${bare.url}${path}`, headers });
-    const restLoad = await underLoad('REST details', { url: `${app.url}${path}`, headers });
-    const graphqlLoad = await underLoad('GraphQL esignSession', {
-      url: `${app.url}/graphql`,
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: graphqlBody,
-    });
+    const [baseline, restLoad, graphqlLoad] = await loadInRounds([
+      { name: 'bare handler', options: { url: `${bare.url}${path}`, headers } },
+      { name: 'REST details', options: { url: `${app.url}${path}`, headers } },
+      {
+        name: 'GraphQL esignSession',
+        options: {
+          url: `${app.url}/graphql`,
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: graphqlBody,
+        },
+      },
+    ]);
 
     const row = (name: string, load: Load): BenchRow => {
       const ratio = load.rps / baseline.rps;

@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -8,7 +7,6 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { parse, print, specifiedRules, validate, type GraphQLSchema } from 'graphql';
 import { graphqlUploadExpress } from 'graphql-upload-ts';
 import { useServer } from 'graphql-ws/use/ws';
-import { pinoHttp } from 'pino-http';
 import { WebSocketServer } from 'ws';
 import { esignRestRoutes } from './modules/esign/esign.rest';
 import { fileRestRoutes } from './modules/files/files.rest';
@@ -25,9 +23,10 @@ import { authenticateHeader } from './platform/auth/authenticate';
 import { AppError } from './platform/errors';
 import { createRequestContext, type RequestContext } from './platform/graphql/context';
 import { subscribeSharingResults } from './platform/graphql/shared-subscribe';
+import { executingGateway } from './platform/graphql/execute';
 import { formatGraphQLError } from './platform/graphql/format-error';
 import { buildAppSchema, validationRules } from './platform/graphql/schema';
-import { logScope } from './platform/logger';
+import { requestLogger } from './platform/request-log';
 import { errorEnvelope, sendError } from './platform/rest/envelope';
 import { createRestRouter, restErrorFromExpress } from './platform/rest/rest-router';
 import type { RestRoute } from './platform/rest/route';
@@ -48,13 +47,6 @@ export const restRoutes: RestRoute[] = [
   ...auditRestRoutes,
 ];
 
-const REQUEST_ID = /^[A-Za-z0-9_\-.:]{1,100}$/;
-
-/** Signer links and download grants are credentials in a path: logs keep the route, not the secret. */
-export function redactCredentialsInUrl(url: string): string {
-  return url.replace(/\/(sign|downloads)\/[^/?#]+/g, '/$1/[redacted]');
-}
-
 export interface HttpApp {
   server: http.Server;
   app: express.Express;
@@ -72,27 +64,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
   app.disable('x-powered-by');
   if (config.trustProxy) app.set('trust proxy', config.trustProxy);
 
-  app.use(
-    pinoHttp({
-      logger: log,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactCredentialsInUrl(req.url),
-        }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
-  app.use((req: Request, _res: Response, next: NextFunction) => logScope.run({ req_id: String(req.id) }, next));
+  app.use(requestLogger(log));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -108,7 +80,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
 
   const formatError = formatGraphQLError(log);
   const apollo = new ApolloServer<RequestContext>({
-    schema,
+    gateway: executingGateway(schema),
     validationRules,
     formatError,
     // The cache-control plugin wraps every field's resolver to collect cache hints we never give; /graphql
@@ -192,13 +164,13 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
   app.use(createSignerPage(services));
 
   app.use((_req: Request, res: Response) => sendError(res, new AppError('not_found')));
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const known = restErrorFromExpress(error);
     if (known) {
       sendError(res, known);
       return;
     }
-    req.log.error({ err: error }, 'unexpected error');
+    log.error({ err: error }, 'unexpected error');
     if (!res.headersSent) res.status(500).json(errorEnvelope(new AppError('internal_error')));
   });
 

@@ -157,6 +157,45 @@ describe('the REST face', () => {
     expect(list.body.data?.items).toEqual([]);
   });
 
+  it('logs each request once when it ends, and a client that leaves mid-upload as aborted, not as a fault', async () => {
+    const served = await fetch(new URL('/healthz', app.url), { headers: { 'x-request-id': 'served-1' } });
+    expect(served.status).toBe(200);
+    await expect.poll(() => app.logs.filter((line) => line.req_id === 'served-1')).toHaveLength(1);
+    const [completed] = app.logs.filter((line) => line.req_id === 'served-1');
+    expect(completed).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      req: { id: 'served-1', method: 'GET', url: '/healthz' },
+      res: { status: 200 },
+    });
+    expect(typeof completed.responseTime).toBe('number');
+
+    // Half a multipart body, then the client is gone.
+    const port = Number(new URL(app.url).port);
+    await new Promise<void>((resolve) => {
+      const request = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/files/upload-pdf',
+        headers: {
+          authorization: `Bearer ${user.token}`,
+          'x-request-id': 'left-early',
+          'content-type': 'multipart/form-data; boundary=xyz',
+          'content-length': '100000',
+        },
+      });
+      request.on('error', () => resolve());
+      request.write('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.7\n');
+      setTimeout(() => request.destroy(), 200);
+    });
+    await expect
+      .poll(() => app.logs.filter((line) => line.req_id === 'left-early' && line.msg === 'request aborted'))
+      .toHaveLength(1);
+    const lines = app.logs.filter((line) => line.req_id === 'left-early');
+    expect(lines.every((line) => (line.level as number) < 50)).toBe(true);
+  });
+
   it('keeps a sane incoming x-request-id and replaces a hostile one', async () => {
     const kept = await fetch(new URL('/healthz', app.url), { headers: { 'x-request-id': 'lb-1234' } });
     expect(kept.headers.get('x-request-id')).toBe('lb-1234');

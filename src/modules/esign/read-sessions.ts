@@ -34,18 +34,13 @@ export async function getOwnSession(
 
 /**
  * The owner's details read, without the ORM (session-rows.ts): it answers with the row as it is, unless the
- * session is due to expire, which goes the ORM's way to be settled first.
+ * session is due to expire, which goes the ORM's way (on an entity manager of its own) to be settled first.
  */
-export async function readOwnSession(
-  services: AppServices,
-  em: EntityManager,
-  actor: Actor,
-  clientId: string,
-): Promise<SessionRecord> {
+export async function readOwnSession(services: AppServices, actor: Actor, clientId: string): Promise<SessionRecord> {
   const record = await readOwnSessionRecord(services.orm, actor.userId, clientId);
   if (!record) throw new AppError('not_found', { message: SESSION_NOT_FOUND });
   if (record.status === 'pending' && record.expiresAt.getTime() <= Date.now()) {
-    return getOwnSession(services, em, actor, clientId);
+    return getOwnSession(services, services.orm.em.fork(), actor, clientId);
   }
   return record;
 }

@@ -86,7 +86,7 @@ export class EsignSessionResolver {
 
   @Query(() => EsignSessionType, { description: 'One of your sessions, with its signers.' })
   async esignSession(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
-    return toSessionView(await readOwnSession(ctx.services, ctx.em, ctx.actor, clientId));
+    return toSessionView(await readOwnSession(ctx.services, ctx.actor, clientId));
   }
 
   @Query(() => EsignSessionPageType, { description: 'Your sessions, newest first.' })

@@ -1,10 +1,11 @@
-import { execute, GraphQLError, Kind, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import { isGraphQLOnly } from '../graphql/graphql-only';
 import { useSofa } from 'sofa-api';
 import type { Request, Response as ExpressResponse } from 'express';
 import { AppError, findAppError } from '../errors';
 import { createRequestContext } from '../graphql/context';
+import { executeOperation } from '../graphql/execute';
 import type { Logger } from '../logger';
 import type { AppServices } from '../services';
 import { errorEnvelope, successEnvelope } from './envelope';
@@ -68,11 +69,11 @@ export function createSofaHandler(services: AppServices, schema: GraphQLSchema, 
       createRequestContext(services, res.locals.actor, req.headers),
     // SOFA answers with `data[field]`; wrapping that value is how its success responses get the envelope.
     execute: (async (args: ExecutionArgs) => {
-      const result = await execute(args);
+      const result = await executeOperation(args);
       if (result.errors?.length) return result;
       const field = rootFieldOf(args);
       return { data: { [field]: successEnvelope((result.data as Record<string, unknown>)[field]) } };
-    }) as typeof execute,
+    }) as typeof executeOperation,
     errorHandler: (errors) => {
       const error = restErrorOf(errors, services.log);
       // SOFA's router expects its own (fetch-compatible) Response type.
