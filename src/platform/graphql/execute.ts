@@ -65,6 +65,15 @@ function asGraphQLJsError(error: GraphQLError): GraphQLError {
 
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as Promise<T>)?.then === 'function';
 
+/** Whether the operation now runs compiled (for diagnostics and tests). */
+export function isCompiled(schema: GraphQLSchema, document: DocumentNode, operationName?: string): boolean {
+  const compiled = states
+    .get(schema)
+    ?.get(document)
+    ?.compiled.get(operationName ?? '');
+  return compiled !== undefined && compiled !== 'not compilable';
+}
+
 function compiledFor(args: ExecutionArgs): CompiledQuery | undefined {
   let byDocument = states.get(args.schema);
   if (!byDocument) states.set(args.schema, (byDocument = new WeakMap()));
