@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
+import { randomSerialNumber } from '../../src/modules/signing/certificates';
 import type { TestApp } from './app';
 
 export interface Pkcs12Options {
@@ -17,7 +18,9 @@ export function makePkcs12(options: Pkcs12Options = {}): Buffer {
   const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
-  certificate.serialNumber = `0${forge.util.bytesToHex(forge.random.getBytesSync(9))}`;
+  // Positive and minimal: '0' + random hex made a redundant leading zero byte, a DER error OpenSSL
+  // refuses now and then (the test failed about once in 30 runs).
+  certificate.serialNumber = randomSerialNumber();
   certificate.validity.notBefore = options.notBefore ?? new Date(Date.now() - 86_400_000);
   certificate.validity.notAfter = options.notAfter ?? new Date(Date.now() + 365 * 86_400_000);
   const name = [

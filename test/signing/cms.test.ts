@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import forge from 'node-forge';
+import { randomSerialNumber } from '../../src/modules/signing/certificates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDetachedCms, verifyDetachedCms, type SigningIdentity } from '../../src/modules/signing/cms';
 
@@ -38,7 +39,9 @@ function makeCertificate(subject: Name, options: { issuer?: TestCertificate; ca:
   const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
-  certificate.serialNumber = `0${forge.util.bytesToHex(forge.random.getBytesSync(9))}`;
+  // Positive and minimal: '0' + random hex made a redundant leading zero byte, a DER error OpenSSL
+  // refuses now and then (the test failed about once in 30 runs).
+  certificate.serialNumber = randomSerialNumber();
   certificate.validity.notBefore = new Date(Date.now() - DAY);
   certificate.validity.notAfter = new Date(Date.now() + 365 * DAY);
   certificate.setSubject(subject);
