@@ -15,7 +15,7 @@ const ROUNDS = 5;
 const ROUND_SECONDS = 3;
 
 /** Every field GET /api/v1/esign/details answers with, asked for over GraphQL. */
-export const DETAILS_QUERY = `query Details($id: String!) {
+const DETAILS_QUERY = `query Details($id: String!) {
   esignSession(client_id: $id) {
     client_id user_id actor_id actor_type created_at sign_type auth_mode backend file_id current_pdf_file_id filename folder
     allow_download archived expiry_seconds expires_at max_retry redirect_url sender
@@ -44,7 +44,7 @@ type Row = Record<string, any>;
  * (token look-up by hash, the session of its owner, its signers), each signer token opened with AES-256-GCM
  * under the app's HKDF-derived key, and the contract's JSON (envelope included) built by hand.
  */
-export async function startBareHandler(
+async function startBareHandler(
   databaseUrl: string,
   secretsEncryptionKey: string,
   publicUrl: string,
@@ -251,7 +251,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * spell of a shared machine falls on all of them alike rather than on whichever ran then. Requests/s sums every
  * round; p50 and p99 are the medians of the rounds' own.
  */
-export async function loadInRounds(faces: Face[]): Promise<Load[]> {
+async function loadInRounds(faces: Face[]): Promise<Load[]> {
   for (const face of faces) await run(face, WARMUP_SECONDS);
   const rounds: autocannon.Result[][] = faces.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
@@ -277,9 +277,9 @@ const describe = (load: Load) => `${load.rps.toFixed(0)} req/s, p50 ${load.p50.t
 /**
  * Benchmark 1, reads: one session (3 signers with 2 elements each) read by GET /api/v1/esign/details, by the same
  * read over GraphQL (every field the REST answer has), and by a bare express + pg handler running the same SQL
- * and answering the same JSON, each under the same load (autocannon in this process, 20 connections, a 3 s warm-up
- * each, then 5 interleaved rounds of 3 s). Before loading, the three answers are checked to be the same. Floor: each face serves at
- * least half the requests per second of the bare handler.
+ * and answering the same JSON, each under the same load (autocannon in this process, 20 connections, a 3 s
+ * warm-up each, then 5 interleaved rounds of 3 s). Before loading, the three answers are checked to be the same.
+ * Floor: each face serves at least half the requests per second of the bare handler.
  */
 export async function readBenchmarks(database: BenchDatabase): Promise<BenchRow[]> {
   const app = await startBenchApp(database);
