@@ -132,6 +132,23 @@ describe('compiled execution answers as graphql-js does', () => {
     expect(missing.body.errors[0].message).toBe('Variable "$id" of required type "String!" was not provided.');
   });
 
+  it('refused input objects: an unknown field, a float for an Int, a string for a list', async () => {
+    const start = `mutation Start($signers: [SignerInput!], $expiry: Int) {
+      initializeEsign(file_id: "file_none", sign_type: "suresign", signers: $signers, expiry_seconds: $expiry) { client_id }
+    }`;
+    const signer = { full_name: 'Asha Rao', email: 'asha@example.com', elements: [{ x: 1, y: 1, page: 0, type: 'signature' }] };
+    const answers = [
+      await thrice(start, { signers: [{ ...signer, nickname: 'A' }] }),
+      await thrice(start, { signers: [signer], expiry: 3600.5 }),
+      await thrice(start, { signers: 'Asha' }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    }
+    expect(answers[0].body.errors[0].message).toContain('"nickname"');
+  });
+
   it('a mutation takes effect once per request, compiled or not', async () => {
     const pdf = await uploadPdf(app, owner.token);
     const sessions = [];
