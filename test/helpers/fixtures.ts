@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 
-export const CORPUS_DIR = path.resolve(__dirname, '../../../shared/testdata/pdfs');
+export const CORPUS_DIR = path.resolve(__dirname, '../fixtures/pdfs');
 
 export interface CorpusEntry {
   path: string;
