@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileDetailsDocument, FileListDocument, UploadAssetDocument, UploadPdfDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { gql, gqlUpload, rest, restUpload, type GraphQLResponse, type RestResponse } from '../helpers/clients';
+import { inspectImage } from '../../src/modules/files/inspect-image';
+import { blankPicture, jpegBytes } from '../helpers/faces';
 import { MINIMAL_PDF, allCorpusFileNames, corpusFile, corpusPdfs, makePng } from '../helpers/fixtures';
 
 /** The contract's limit for upload-pdf: 50 MB = 52,428,800 bytes. */
@@ -247,6 +249,22 @@ function exposedGc(): (() => void) | undefined {
     return undefined;
   }
 }
+
+describe('inspectImage', () => {
+  it('reads a JPEG or PNG that is a slice of a larger buffer (pdf-lib reads from offset 0 of the ArrayBuffer)', async () => {
+    const png = makePng(30, 20);
+    const jpeg = jpegBytes(blankPicture(30, 20, (x, y) => [x * 8, y * 12, 90]));
+    for (const [bytes, mime] of [
+      [png, 'image/png'],
+      [jpeg, 'image/jpeg'],
+    ] as const) {
+      const padded = Buffer.concat([Buffer.alloc(7, 0xaa), bytes, Buffer.alloc(5, 0xbb)]);
+      const slice = padded.subarray(7, 7 + bytes.length);
+      expect(slice.byteOffset).toBeGreaterThan(0);
+      expect(await inspectImage(slice)).toMatchObject({ mime });
+    }
+  });
+});
 
 describe('file uploads', () => {
   let app: TestApp;

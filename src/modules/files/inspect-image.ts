@@ -25,7 +25,10 @@ export async function inspectImage(bytes: Uint8Array): Promise<ImageFacts> {
   if (!isPng && !isJpeg) throw invalidAsset('the bytes are neither PNG nor JPEG');
   try {
     const document = await PDFDocument.create();
-    const image = isPng ? await document.embedPng(bytes) : await document.embedJpg(bytes);
+    // pdf-lib reads a JPEG through a DataView over `bytes.buffer` from offset 0: a Buffer that is a slice of
+    // a larger one (Node's pool, a request body) must be copied to an ArrayBuffer of its own first.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    const image = isPng ? await document.embedPng(own) : await document.embedJpg(own);
     if (!(image.width > 0 && image.height > 0)) throw new Error('image has no size');
     return { mime: isPng ? 'image/png' : 'image/jpeg', width: image.width, height: image.height };
   } catch (error) {
