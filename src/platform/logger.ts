@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { format } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -28,4 +29,27 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
+}
+
+/**
+ * Libraries write to the console themselves (pdf-lib's parser warnings, graphql-ws's error dumps with their
+ * stacks). Routed here, each such call becomes one JSON line marked `source: "console"`, so stdout carries
+ * JSON lines only; an Error among the arguments is logged as `err` with its stack.
+ */
+export function routeConsoleToLogger(log: Logger): void {
+  const consoleLog = log.child({ source: 'console' });
+  const to =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]): void => {
+      const err = args.find((arg) => arg instanceof Error);
+      const message = format(...args.filter((arg) => arg !== err));
+      if (err) consoleLog[level]({ err }, message);
+      else consoleLog[level](message);
+    };
+  console.log = to('info');
+  console.info = to('info');
+  console.warn = to('warn');
+  console.error = to('error');
+  console.debug = to('debug');
+  console.trace = to('debug');
 }

@@ -1,5 +1,5 @@
 import { ConfigError, describeConfig, loadConfig, type AppConfig } from '../config';
-import { createLogger, type Logger } from './logger';
+import { createLogger, routeConsoleToLogger, type Logger } from './logger';
 
 /** The configuration, or exit 2 with a message naming every bad variable. */
 export function configOrExit(): AppConfig {
@@ -16,6 +16,7 @@ export function configOrExit(): AppConfig {
 
 export function startLogging(config: AppConfig, what: string): Logger {
   const log = createLogger(config.logLevel);
+  routeConsoleToLogger(log);
   log.info({ config: describeConfig(config) }, `starting ${what}`);
   return log;
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/platform/db/embedded-postgres';
 import { createTestDatabase } from '../helpers/app';
-import { MINIMAL_PDF } from '../helpers/fixtures';
+import { MINIMAL_PDF, corpusFile } from '../helpers/fixtures';
 import { startServiceProcess, type ServiceProcess } from '../helpers/process';
 
 async function me(port: number, token: string): Promise<{ status: number; body: any }> {
@@ -66,6 +66,29 @@ describe('npm start with no configuration (embedded PostgreSQL under DATA_DIR)',
     // The token is printed on the console banner, never inside a log line.
     expect(service.stdout.filter((line) => line.startsWith('{')).join('\n')).not.toContain(token);
     expect((await me(port, token)).body.data.me.email).toBe('dev@sandbox.local');
+
+    // pdf-lib warns on the console while it parses this damaged file (refused as invalid_pdf); the warning
+    // reaches stdout as a JSON log line.
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(corpusFile('017-unreadable-meta-data/unreadablemetadata.pdf'))]), 'odd.pdf');
+    const upload = await fetch(`http://127.0.0.1:${port}/api/v1/files/upload-pdf`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
+    expect(upload.status).toBe(400);
+    const warning = await service.waitForLine(/Trying to parse invalid object/);
+    expect(JSON.parse(warning)).toMatchObject({ level: 40, source: 'console', service: 'esign-estamp' });
+    const bannerLines = new Set([
+      '',
+      'Sandbox development user created.',
+      'Use it as "Authorization: Bearer <token>". It is shown only this once.',
+    ]);
+    const plain = service.stdout.filter(
+      (line) => !line.startsWith('{') && !bannerLines.has(line) && !/^ {2}(user_id|token):/.test(line),
+    );
+    expect(plain).toEqual([]);
+    for (const line of service.stdout.filter((line) => line.startsWith('{'))) expect(() => JSON.parse(line)).not.toThrow();
 
     const pid = postmasterPid(dataDir)!;
     expect(alive(pid)).toBe(true);
