@@ -5,7 +5,8 @@ import { Signer } from '../../src/modules/esign/signer.entity';
 import { Notification } from '../../src/modules/notifications/notification.entity';
 import { queueOneTimeCode } from '../../src/modules/notifications/notify-signers';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest, type Envelope } from '../helpers/clients';
+import { NotificationsDocument } from '../__generated__/graphql';
+import { gql, rest, type Envelope } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
 import { eventually, startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../helpers/mail';
 
@@ -38,7 +39,7 @@ describe('notifications over SMTP', () => {
   }
 
   const rowsOf = (clientId: string) =>
-    app.services.orm.em.fork().find(Notification, { session: clientId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    app.services.orm.em.fork().find(Notification, { session: clientId }, { orderBy: { createdAt: 'asc', seq: 'asc' } });
 
   function linkIn(mail: ReceivedMail, path: string): string {
     const match = new RegExp(`https?://\\S+${path}\\S+`).exec(mail.parsed.text ?? '');
@@ -98,6 +99,15 @@ describe('notifications over SMTP', () => {
       ['invite', 'email', 'asha@example.com'],
       ['invite', 'whatsapp', '+919876543210'],
     ]);
+    // Both rows were made in one transaction, at one instant: the owner's list shows them newest first, by
+    // insertion order, every time.
+    for (let read = 0; read < 5; read++) {
+      const listed = await gql(app, owner.token, NotificationsDocument, { client_id: session.client_id });
+      expect(listed.data!.notifications.items.map((item) => [item.kind, item.channel])).toEqual([
+        ['invite', 'whatsapp'],
+        ['invite', 'email'],
+      ]);
+    }
 
     await sign(first.token);
     const secondInvite = await mailTo('ravi@example.com', /asks you to sign/);

@@ -69,7 +69,7 @@ export async function listOwnSessions(
       ...(args.status ? { status: args.status as SessionStatus } : {}),
       ...(args.folder != null ? { folder: args.folder } : {}),
     },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, offset, limit: limit + 1, refresh: true },
+    { orderBy: { createdAt: 'desc', seq: 'desc' }, offset, limit: limit + 1, refresh: true },
   );
   return pageOf(rows, limit);
 }

@@ -23,7 +23,7 @@ export async function listOwnFiles(
   const rows = await em.find(
     StoredFile,
     { user: actor.userId, ...(args.kind ? { kind: args.kind as FileKind } : {}) },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, offset, limit: limit + 1 },
+    { orderBy: { createdAt: 'desc', seq: 'desc' }, offset, limit: limit + 1 },
   );
   return pageOf(rows, limit);
 }

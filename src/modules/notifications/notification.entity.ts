@@ -14,7 +14,7 @@ export type NotificationStatus = 'queued' | 'sent' | 'failed';
  * The owner reads it over GraphQL; the tests read it too.
  */
 @Entity({ tableName: 'notifications' })
-@Index({ properties: ['session', 'createdAt'] })
+@Index({ properties: ['session', 'createdAt', 'seq'] })
 @Index({ properties: ['status', 'createdAt'] })
 export class Notification {
   @PrimaryKey({ type: 'string', length: 64 })
@@ -68,6 +68,10 @@ export class Notification {
 
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();
+
+  /** Insertion order, filled by the database: rows made in one millisecond still list in a stable order. */
+  @Property({ type: 'bigint', autoincrement: true })
+  seq!: Opt<string>;
 
   @Property({ type: 'datetime', nullable: true })
   sentAt?: Date;

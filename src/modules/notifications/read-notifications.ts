@@ -27,7 +27,7 @@ export async function listOwnNotifications(
       ...(args.client_id != null ? { session: args.client_id } : {}),
       ...(args.status != null ? { status: args.status as NotificationStatus } : {}),
     },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, offset, limit: limit + 1 },
+    { orderBy: { createdAt: 'desc', seq: 'desc' }, offset, limit: limit + 1 },
   );
   return pageOf(rows, limit);
 }

@@ -51,7 +51,7 @@ export async function getOwnPfx(em: EntityManager, actor: Actor, pfxId: string):
 }
 
 export async function listOwnPfx(em: EntityManager, actor: Actor): Promise<PfxCredential[]> {
-  return em.find(PfxCredential, { user: actor.userId, deletedAt: null }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  return em.find(PfxCredential, { user: actor.userId, deletedAt: null }, { orderBy: { createdAt: 'desc', seq: 'desc' } });
 }
 
 /** Deleting forgets the key material at once; sessions that named it can no longer sign with it. */

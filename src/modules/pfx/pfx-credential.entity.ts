@@ -7,7 +7,7 @@ import { User } from '../users/user.entity';
  * SECRETS_ENCRYPTION_KEY); the password is not kept at all. Never a GraphQL type itself.
  */
 @Entity({ tableName: 'pfx_credentials' })
-@Index({ properties: ['user', 'createdAt'] })
+@Index({ properties: ['user', 'createdAt', 'seq'] })
 export class PfxCredential {
   @PrimaryKey({ type: 'string', length: 64 })
   id: string = newId('pfx');
@@ -39,6 +39,10 @@ export class PfxCredential {
 
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();
+
+  /** Insertion order, filled by the database: rows made in one millisecond still list in a stable order. */
+  @Property({ type: 'bigint', autoincrement: true })
+  seq!: Opt<string>;
 
   @Property({ type: 'datetime', nullable: true })
   deletedAt?: Date;

@@ -65,7 +65,7 @@ export async function listOwnOrders(
     query.andWhere('exists (select 1 from stamp_instances i where i.order_id = o.id and i.status = ?)', [args.status]);
   }
   const rows = await query
-    .orderBy({ createdAt: 'desc', id: 'desc' })
+    .orderBy({ createdAt: 'desc', seq: 'desc' })
     .offset(offset)
     .limit(limit + 1)
     .getResultList();

@@ -118,7 +118,7 @@ async function lockCombination(tx: EntityManager, actor: Actor, plan: Extract<St
       // Stamps another initialization holds right now are skipped, never waited for or taken twice.
       const rows = await conn.execute<{ id: string }[]>(
         `select i.id from stamp_instances i join stamp_orders o on o.id = i.order_id
-          where ${where} and i.duty_paise = ? order by i.created_at, i.serial limit ? for update of i skip locked`,
+          where ${where} and i.duty_paise = ? order by i.created_at, i.serial, i.id limit ? for update of i skip locked`,
         [...params, duty.toString(), count],
         'all',
         ctx,

@@ -8,7 +8,7 @@ export type StampStatus = 'pending' | 'available' | 'reserved' | 'used' | 'rejec
 export const STAMP_STATUSES: readonly StampStatus[] = ['pending', 'available', 'reserved', 'used', 'rejected'];
 
 @Entity({ tableName: 'stamp_orders' })
-@Index({ properties: ['user', 'createdAt'] })
+@Index({ properties: ['user', 'createdAt', 'seq'] })
 @Unique({ properties: ['user', 'idempotencyKey'] })
 export class StampOrder {
   @PrimaryKey({ type: 'string', length: 64 })
@@ -65,6 +65,10 @@ export class StampOrder {
 
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();
+
+  /** Insertion order, filled by the database: rows made in one millisecond still list in a stable order. */
+  @Property({ type: 'bigint', autoincrement: true })
+  seq!: Opt<string>;
 }
 
 @Entity({ tableName: 'stamp_instances' })

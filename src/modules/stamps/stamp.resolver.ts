@@ -16,7 +16,7 @@ import {
 import { AppError } from '../../platform/errors';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
-import { PageArgs } from '../../platform/graphql/paging';
+import { RequiredPageArgs } from '../../platform/graphql/paging';
 import { EsignSessionType, toSessionView } from '../esign/session.types';
 import { FileInfoType, toFileInfo } from '../files/file.types';
 import { createOrder, type CreateOrderInput } from './create-order';
@@ -66,7 +66,7 @@ class CreateOrderArgs implements CreateOrderInput {
 }
 
 @ArgsType()
-class OrderListArgs extends PageArgs {
+class OrderListArgs extends RequiredPageArgs {
   @Field(() => String, { nullable: true }) client_id?: string | null;
   @Field(() => String, { nullable: true }) state_code?: string | null;
   @Field(() => String, { nullable: true, description: 'Requires state_code.' }) article_id?: string | null;

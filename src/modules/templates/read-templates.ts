@@ -20,7 +20,7 @@ export async function listOwnTemplates(
   const rows = await em.find(
     Template,
     { user: actor.userId, deletedAt: null, ...(args.folder != null ? { folder: args.folder } : {}) },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, offset, limit: limit + 1 },
+    { orderBy: { createdAt: 'desc', seq: 'desc' }, offset, limit: limit + 1 },
   );
   return pageOf(rows, limit);
 }

@@ -30,7 +30,7 @@ export interface TemplateSignerBlueprint {
  * Deleting only hides the template (`deletedAt`): sessions started from it still name it.
  */
 @Entity({ tableName: 'templates' })
-@Index({ properties: ['user', 'createdAt'] })
+@Index({ properties: ['user', 'createdAt', 'seq'] })
 export class Template {
   @PrimaryKey({ type: 'string', length: 64 })
   id: string = newId('template');
@@ -55,6 +55,10 @@ export class Template {
 
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();
+
+  /** Insertion order, filled by the database: rows made in one millisecond still list in a stable order. */
+  @Property({ type: 'bigint', autoincrement: true })
+  seq!: Opt<string>;
 
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   updatedAt: Opt<Date> = new Date();

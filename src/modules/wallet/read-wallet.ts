@@ -18,7 +18,7 @@ export async function listLedger(
   const rows = await em.find(
     WalletEntry,
     { user: actor.userId },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, offset, limit: limit + 1 },
+    { orderBy: { createdAt: 'desc', seq: 'desc' }, offset, limit: limit + 1 },
   );
   return pageOf(rows, limit);
 }

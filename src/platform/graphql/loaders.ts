@@ -26,7 +26,7 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
       const ranked = await entityManager()
         .getConnection()
         .execute<{ id: string }[]>(
-          `select id from (select id, row_number() over (partition by template_id order by created_at desc, id desc) as rank
+          `select id from (select id, row_number() over (partition by template_id order by created_at desc, seq desc) as rank
            from esign_sessions where template_id in (${templateIds.map(() => '?').join(', ')})) ranked where rank <= 100`,
           [...templateIds],
         );
@@ -34,7 +34,7 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
         ? await entityManager().find(
             EsignSession,
             { id: ranked.map((row) => row.id) },
-            { orderBy: { createdAt: 'desc', id: 'desc' } },
+            { orderBy: { createdAt: 'desc', seq: 'desc' } },
           )
         : [];
       return templateIds.map((id) => sessions.filter((session) => session.template?.id === id));
@@ -71,7 +71,7 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
       const instances = await entityManager().find(
         StampInstance,
         { session: [...sessionIds] },
-        { orderBy: { dutyPaise: 'desc', createdAt: 'asc', serial: 'asc' } },
+        { orderBy: { dutyPaise: 'desc', createdAt: 'asc', serial: 'asc', id: 'asc' } },
       );
       return sessionIds.map((id) => instances.filter((instance) => instance.session?.id === id));
     }),

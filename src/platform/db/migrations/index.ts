@@ -10,6 +10,7 @@ import { Migration20261122003234_PfxCredentials } from './Migration2026112200323
 import { Migration20261122003820_Signing } from './Migration20261122003820_Signing';
 import { Migration20261122004347_SandboxEsp } from './Migration20261122004347_SandboxEsp';
 import { Migration20261122014115_SignerJourney } from './Migration20261122014115_SignerJourney';
+import { Migration20261123202841_ListOrder } from './Migration20261123202841_ListOrder';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122003820_Signing', class: Migration20261122003820_Signing },
   { name: 'Migration20261122004347_SandboxEsp', class: Migration20261122004347_SandboxEsp },
   { name: 'Migration20261122014115_SignerJourney', class: Migration20261122014115_SignerJourney },
+  { name: 'Migration20261123202841_ListOrder', class: Migration20261123202841_ListOrder },
 ];
