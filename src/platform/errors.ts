@@ -87,14 +87,31 @@ export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
 
-/** Finds the AppError a library wrapped (GraphQLError.originalError, cause chains). */
+/**
+ * Finds the AppError a library wrapped (GraphQLError.originalError, cause chains). A database refusal of a
+ * value (SQLSTATE class 22: out of range, too long, invalid text) is the caller's input the checks missed,
+ * so it answers `400 bad_request`, never a 500 that shows the SQL.
+ */
 export function findAppError(error: unknown): AppError | undefined {
   let current: unknown = error;
-  for (let depth = 0; current && depth < 5; depth++) {
+  for (let depth = 0; current && depth < 6; depth++) {
     if (current instanceof AppError) return current;
+    if (isDataException(current)) {
+      return new AppError('bad_request', {
+        errors: [{ field: 'input', problem: 'a value the service cannot store (too long, out of range or malformed)' }],
+        cause: current,
+      });
+    }
     const next =
       (current as { originalError?: unknown; cause?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
     current = next;
   }
   return undefined;
+}
+
+/** pg's errors carry the SQLSTATE in `code` beside a `severity`; MikroORM's wrappers carry it as `sqlState`. */
+function isDataException(error: unknown): boolean {
+  const e = error as { code?: unknown; severity?: unknown; sqlState?: unknown };
+  const state = typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' ? e.code : undefined;
+  return typeof state === 'string' && /^22[0-9A-Z]{3}$/.test(state);
 }

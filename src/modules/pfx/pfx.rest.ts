@@ -1,5 +1,6 @@
 import { AppError } from '../../platform/errors';
 import { receiveSmallForm } from '../../platform/rest/multipart';
+import { findControlCharacters } from '../../platform/validation/text';
 import type { RestRoute } from '../../platform/rest/route';
 import { MAX_PFX_BYTES, uploadPfx } from './manage-pfx';
 import { toPfxView } from './pfx.types';
@@ -17,6 +18,8 @@ export const pfxRestRoutes: RestRoute[] = [
       },
       async handle(services, actor, req) {
         const form = await receiveSmallForm(req, MAX_PFX_BYTES);
+        const problems = findControlCharacters(form.fields, '');
+        if (problems.length > 0) throw AppError.badRequest(problems);
         if (!form.file)
           throw new AppError('file_empty', { errors: [{ field: 'file', problem: 'no multipart part named file' }] });
         const credential = await uploadPfx(services.orm.em.fork(), actor, services.config.secretsEncryptionKey, {

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bearerTokenOf } from '../../platform/auth/bearer';
 import { AppError } from '../../platform/errors';
+import { findControlCharacters } from '../../platform/validation/text';
 import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, requestOrigin } from '../audit/record-audit';
@@ -95,8 +96,11 @@ export function createSignerApi(services: AppServices): express.Router {
   const json = express.json({ limit: '16kb' });
   const handle =
     (run: (req: Request, res: Response, em: EntityManager, token: string | null) => Promise<void>) =>
-    (req: Request, res: Response, next: NextFunction) =>
+    (req: Request, res: Response, next: NextFunction) => {
+      const problems = findControlCharacters(req.body, '');
+      if (problems.length > 0) return next(AppError.badRequest(problems));
       run(req, res, services.orm.em.fork(), bearerTokenOf(req.headers.authorization)).catch(next);
+    };
   const bodyOf = (req: Request) =>
     (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
 

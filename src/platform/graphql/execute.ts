@@ -11,6 +11,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { AppError } from '../errors';
+import { findControlCharactersInOperation } from '../validation/text';
 
 type Compiled = CompiledQuery | 'not compilable';
 
@@ -34,10 +36,22 @@ const RUNS_BEFORE_COMPILING = 2;
  * Subscriptions stay with graphql-js (graphql-ws runs them).
  */
 export function executeOperation(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
+  const refused = refuseControlCharacters(args);
+  if (refused) return refused;
   const compiled = compiledFor(args);
   if (!compiled) return execute(args);
   const result = compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});
   return isPromise(result) ? result.then((settled) => asGraphQLJsResult(settled, args)) : asGraphQLJsResult(result, args);
+}
+
+/** Text the service refuses (NUL, control characters) stops the operation before anything runs: 400 bad_request. */
+export function refuseControlCharacters(
+  args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>,
+): ExecutionResult | undefined {
+  const problems = findControlCharactersInOperation(args.document, args.operationName, args.variableValues);
+  if (problems.length === 0) return undefined;
+  const error = AppError.badRequest(problems);
+  return { errors: [new GraphQLError(error.message, { originalError: error })] };
 }
 
 /**

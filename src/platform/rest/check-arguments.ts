@@ -11,6 +11,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { AppError, type FieldProblem } from '../errors';
+import { findControlCharacters } from '../validation/text';
 import type { RestRoute } from './route';
 
 export function routeArguments(schema: GraphQLSchema, route: RestRoute): readonly GraphQLArgument[] {
@@ -38,7 +39,8 @@ function fromQueryText(value: unknown, type: GraphQLInputType): unknown {
  * SOFA turns REST values into GraphQL variables with output conversions, which accept nearly anything
  * (`"yes"` becomes `false`, `"1"` becomes 1). Every given argument is checked here first with GraphQL's own
  * input coercion, so a value of the wrong type is `400 bad_request` naming the field, and never reinterpreted.
- * Absent and null arguments are left to the service, which reports them as missing.
+ * Absent and null arguments are left to the service, which reports them as missing. Text with NUL or other
+ * control characters is refused here too, naming the field (PostgreSQL would refuse it later, as a fault).
  */
 export function checkArguments(
   args: readonly GraphQLArgument[],
@@ -53,6 +55,7 @@ export function checkArguments(
     coerceInputValue(value, arg.type, (path, _invalid, error) => {
       problems.push({ field: fieldPath(arg.name, path), problem: error.message });
     });
+    findControlCharacters(value, arg.name, problems);
   }
   if (problems.length > 0) throw AppError.badRequest(problems);
 }
