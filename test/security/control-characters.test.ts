@@ -69,7 +69,7 @@ describe('NUL and control characters in ids, codes and names', () => {
     for (const [method, path, body, field] of cases) {
       const response =
         method === 'DELETE'
-          ? await rest(app, method, path, { token: owner.token, query: body })
+          ? await rest(app, method, path, { token: owner.token, query: body as Record<string, string> })
           : await rest(app, method, path, { token: owner.token, json: body });
       expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBe(400);
       expect(response.body.message).toBe('bad_request');
