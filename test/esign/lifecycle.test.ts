@@ -289,8 +289,10 @@ describe('session lifecycle', () => {
       ]);
       const badPage = await page({ page: 0, size: 101 });
       expect(badPage.status).toBe(400);
-      const missing = await rest(app, 'GET', '/esign/list', { token: user.token, query: { page: 1 } });
-      expect(missing.body.message).toBe('missing_fields');
+      // An added list: a page given without a size is the first 20 (issue 15 made page and size optional).
+      const defaulted = await rest<{ items: unknown[] }>(app, 'GET', '/esign/list', { token: user.token, query: { page: 1 } });
+      expect(defaulted.status).toBe(200);
+      expect(defaulted.body.data!.items.length).toBeLessThanOrEqual(20);
     });
 
     it('compose nested GraphQL reads: session -> source file, signers -> elements -> asset', async () => {
