@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   pfx_wrong_password: 400,
   pfx_no_private_key: 400,
   pfx_certificate_expired: 400,
+  query_too_complex: 400,
   unauthorized: 401,
   insufficient_balance: 402,
   invalid_download_link: 403,
@@ -55,12 +56,15 @@ export interface AppErrorOptions {
   message?: string;
   /** Which inputs failed and why; shown as `errors` in the REST envelope and in GraphQL extensions. */
   errors?: FieldProblem[];
+  /** Figures a client can act on (a cost and its limit); shown in GraphQL extensions beside the code. */
+  details?: Record<string, unknown>;
   cause?: unknown;
 }
 
 export class AppError extends Error {
   readonly status: number;
   readonly errors?: FieldProblem[];
+  readonly details?: Record<string, unknown>;
 
   constructor(
     readonly code: ErrorCode,
@@ -70,6 +74,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
     this.errors = options.errors;
+    this.details = options.details;
   }
 
   static missingFields(fields: string[]): AppError {

@@ -21,6 +21,9 @@ import {
   toSignerView,
 } from './session.types';
 import { inviteUrl, signerTokenBox } from './signer-token';
+import { MaxItems } from '../../platform/graphql/operation-limits';
+import { MAX_EXPLICIT_STAMPS } from './plan-stamp';
+import { LIMITS } from './validation';
 
 /** The session-level options both ways of starting a session take. */
 @ArgsType()
@@ -131,6 +134,7 @@ export class EsignSessionResolver {
   }
 
   @FieldResolver(() => [SignerType])
+  @MaxItems(LIMITS.signers.max)
   async signers(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<SignerType[]> {
     const box = signerTokenBox(ctx.services.config.secretsEncryptionKey);
     const signers = await ctx.loaders.signersBySession.load(session.client_id);
@@ -144,6 +148,7 @@ export class EsignSessionResolver {
     description: 'The stamps the session holds (their pages come first in the current PDF).',
   })
   @GraphQLOnly()
+  @MaxItems(MAX_EXPLICIT_STAMPS)
   async stamps(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<StampInstanceType[]> {
     return (await ctx.loaders.stampsBySession.load(session.client_id)).map(toStampView);
   }

@@ -2,6 +2,8 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type { SessionRecord, SignerRecord } from './session-rows';
 import type { StoredElement } from './signer.entity';
+import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
+import { LIMITS } from './validation';
 
 @ObjectType('Element', {
   simpleResolvers: true,
@@ -203,6 +205,7 @@ export class SignerType {
   status!: string;
 
   @Field(() => [ElementType])
+  @MaxItems(LIMITS.elementsPerSigner)
   elements!: ElementType[];
 
   @Field(() => AadhaarCertDetailsType, { nullable: true })
@@ -335,6 +338,7 @@ export class EsignSessionType {
 @ObjectType('EsignSessionPage', { simpleResolvers: true })
 export class EsignSessionPageType {
   @Field(() => [EsignSessionType])
+  @PageItems()
   items!: EsignSessionType[];
 
   @Field()

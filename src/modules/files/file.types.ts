@@ -1,5 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import type { StoredFile } from './stored-file.entity';
+import { PageItems } from '../../platform/graphql/operation-limits';
 
 /** The contract's UploadedFile: the data of both upload operations. */
 @ObjectType('UploadedFile', { simpleResolvers: true })
@@ -47,6 +48,7 @@ export class FileInfoType extends UploadedFileType {
 @ObjectType('FilePage', { simpleResolvers: true })
 export class FilePageType {
   @Field(() => [FileInfoType])
+  @PageItems()
   items!: FileInfoType[];
 
   @Field()

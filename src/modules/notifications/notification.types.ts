@@ -1,6 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { DELIVERED_CODE_TEXT } from './deliver-notification';
 import type { Notification } from './notification.entity';
+import { PageItems } from '../../platform/graphql/operation-limits';
 
 @ObjectType('NotificationMessage', {
   simpleResolvers: true,
@@ -59,6 +60,7 @@ export class NotificationMessageType {
 @ObjectType('NotificationMessagePage', { simpleResolvers: true })
 export class NotificationMessagePageType {
   @Field(() => [NotificationMessageType])
+  @PageItems()
   items!: NotificationMessageType[];
 
   @Field()

@@ -1,6 +1,7 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { formatRupees } from '../../platform/money';
 import type { StampInstance, StampOrder } from './stamp-order.entity';
+import { PageItems } from '../../platform/graphql/operation-limits';
 
 @ObjectType('StampStateInfo', { simpleResolvers: true })
 export class StampStateType {
@@ -93,6 +94,7 @@ export class StampOrderType extends CreatedStampOrderType {
 @ObjectType('StampOrderPage', { simpleResolvers: true })
 export class StampOrderPageType {
   @Field(() => [StampOrderType])
+  @PageItems()
   items!: StampOrderType[];
 
   @Field()

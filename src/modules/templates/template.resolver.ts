@@ -12,6 +12,7 @@ import { saveTemplate } from './save-template';
 import { TemplateRuntimeSignerInput, TemplateSignerInput } from './template.inputs';
 import { DeletedTemplateType, TemplatePageType, TemplateType, toTemplateView } from './template.types';
 import { updateTemplate } from './update-template';
+import { MaxItems } from '../../platform/graphql/operation-limits';
 
 @ArgsType()
 class SaveTemplateArgs {
@@ -98,6 +99,7 @@ export class TemplateResolver {
     description: 'The latest sessions (up to 100) started from this template, newest first.',
   })
   @GraphQLOnly()
+  @MaxItems(100)
   async sessions(@Root() template: TemplateType, @Ctx() ctx: RequestContext): Promise<EsignSessionType[]> {
     return (await ctx.loaders.sessionsByTemplate.load(template.client_id)).map(toSessionView);
   }

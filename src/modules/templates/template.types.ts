@@ -1,6 +1,8 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { ElementType } from '../esign/session.types';
 import type { Template, TemplateSignerBlueprint } from './template.entity';
+import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
+import { LIMITS } from '../esign/validation';
 
 @ObjectType('TemplateSigner', {
   simpleResolvers: true,
@@ -50,6 +52,7 @@ export class TemplateSignerType {
   radius!: number | null;
 
   @Field(() => [ElementType])
+  @MaxItems(LIMITS.elementsPerSigner)
   elements!: ElementType[];
 }
 
@@ -77,12 +80,14 @@ export class TemplateType {
   updated_at!: Date;
 
   @Field(() => [TemplateSignerType])
+  @MaxItems(LIMITS.signers.max)
   signers!: TemplateSignerType[];
 }
 
 @ObjectType('TemplatePage', { simpleResolvers: true })
 export class TemplatePageType {
   @Field(() => [TemplateType])
+  @PageItems()
   items!: TemplateType[];
 
   @Field()

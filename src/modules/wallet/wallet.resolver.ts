@@ -4,6 +4,7 @@ import { PageArgs } from '../../platform/graphql/paging';
 import { formatRupees } from '../../platform/money';
 import { listLedger, walletBalance } from './read-wallet';
 import type { WalletEntry } from './wallet.entity';
+import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
 
 @ObjectType('WalletEntry', { simpleResolvers: true })
 export class WalletEntryType {
@@ -23,12 +24,13 @@ export class WalletType {
   @Field({ description: 'Rupees, as a decimal string.' }) balance!: string;
   @Field() currency!: string;
   @Field(() => [WalletEntryType], { description: 'The latest 20 ledger entries (all of them: walletLedger).' })
+  @MaxItems(20)
   recent_entries!: WalletEntryType[];
 }
 
 @ObjectType('WalletLedgerPage', { simpleResolvers: true })
 export class WalletLedgerPageType {
-  @Field(() => [WalletEntryType]) items!: WalletEntryType[];
+  @Field(() => [WalletEntryType]) @PageItems() items!: WalletEntryType[];
   @Field() has_next!: boolean;
 }
 

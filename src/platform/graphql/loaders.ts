@@ -52,6 +52,41 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
         return instances.filter((instance) => instance.order.id === orderId && (!status || instance.status === status));
       });
     }),
+    /**
+     * One page of an order's listed instances; key `order_id|status|offset|limit`. Orders of one request page
+     * alike, so a page of orders costs one statement per distinct window, never an order's 5000 rows.
+     */
+    stampPageByOrder: new DataLoader<string, StampInstance[]>(async (keys) => {
+      const windows = new Map<string, string[]>();
+      for (const key of keys) {
+        const [orderId, ...window] = key.split('|');
+        const group = window.join('|');
+        windows.set(group, [...(windows.get(group) ?? []), orderId]);
+      }
+      const byKey = new Map<string, StampInstance[]>();
+      for (const [window, orderIds] of windows) {
+        const [status, offset, limit] = window.split('|');
+        const ranked = await entityManager()
+          .getConnection()
+          .execute<{ id: string }[]>(
+            `select id from (select id, row_number() over (partition by order_id order by serial) as rank
+               from stamp_instances where order_id in (${orderIds.map(() => '?').join(', ')})
+               and status <> 'pending' ${status ? 'and status = ?' : ''}) ranked
+             where rank > ? and rank <= ?`,
+            [...orderIds, ...(status ? [status] : []), Number(offset), Number(offset) + Number(limit)],
+          );
+        const instances = ranked.length
+          ? await entityManager().find(StampInstance, { id: ranked.map((row) => row.id) }, { orderBy: { serial: 'asc' } })
+          : [];
+        for (const orderId of orderIds) {
+          byKey.set(
+            `${orderId}|${window}`,
+            instances.filter((instance) => instance.order.id === orderId),
+          );
+        }
+      }
+      return keys.map((key) => byKey.get(key) ?? []);
+    }),
     statusCountsByOrder: new DataLoader<string, Record<StampStatus, number>>(async (orderIds) => {
       const rows = await entityManager()
         .getConnection()

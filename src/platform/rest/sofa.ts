@@ -14,8 +14,9 @@ import type { RestRoute } from './route';
 export const REST_BASE = '/api/v1';
 
 /**
- * Only the documented operations, no Subscription (SOFA would otherwise expose webhook routes), and no
- * field marked GraphQL-only.
+ * Only the documented operations, no Subscription (SOFA would otherwise expose webhook routes), no field
+ * marked GraphQL-only, and no argument below the root: nested arguments (an order's `stamps` page) are for
+ * GraphQL clients, and the contract's answers list everything.
  */
 export function restSchemaOf(schema: GraphQLSchema, routes: RestRoute[]): GraphQLSchema {
   const operations = new Set(routes.map((route) => route.operation));
@@ -25,6 +26,7 @@ export function restSchemaOf(schema: GraphQLSchema, routes: RestRoute[]): GraphQ
       rootFieldFilter: (operation, field) => operations.has(`${operation}.${field}` as RestRoute['operation']),
       typeFilter: (name) => name !== schema.getSubscriptionType()?.name,
       objectFieldFilter: (_type, _field, config) => !isGraphQLOnly(config.extensions),
+      argumentFilter: (typeName) => typeName === schema.getQueryType()?.name || typeName === schema.getMutationType()?.name,
     }),
   );
 }

@@ -1,0 +1,115 @@
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { getNullableType, isListType, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { Extensions } from 'type-graphql';
+import { AppError } from '../errors';
+
+/** What one GraphQL operation may ask for; the same on HTTP and graphql-ws (documented in docs/api.md, Limits). */
+export interface OperationLimits {
+  /** The operation's cost (see costEstimator) may not exceed this. */
+  maxCost: number;
+  /** Aliased fields in one operation, fragments included. */
+  maxAliases: number;
+  /** Lexical tokens in one document: graphql-js stops parsing beyond it (Apollo's and graphql-ws's parse both use it). */
+  maxTokens: number;
+}
+
+export const DEFAULT_OPERATION_LIMITS: OperationLimits = { maxCost: 500_000, maxAliases: 30, maxTokens: 5_000 };
+
+/** A list field that declares no bound counts as this many items. */
+const UNDECLARED_LIST_ITEMS = 100;
+
+/**
+ * Declares the most items a list field can hold (a business limit: signers per session, elements per signer),
+ * so that the operation's cost counts the worst case of what it can return.
+ */
+export const MaxItems = (items: number) => Extensions({ maxItems: items });
+
+/** A page's `items`: the page field's `size` already multiplied what they cost. */
+export const PageItems = () => Extensions({ maxItems: 1 });
+
+/**
+ * Every field costs 1; a field with a `size` argument (a page) costs its size times its selection; any other list
+ * of objects costs its declared maximum (MaxItems) times its selection. So the cost bounds how many fields the
+ * answer can hold: `stamps { order { stamps } }` on orders of up to 5000 stamps is refused before it runs.
+ * graphql-query-complexity walks the document (fragments, @include/@skip, variables); this is its estimator.
+ */
+const costEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  if (typeof args.size === 'number') return 1 + Math.max(0, args.size) * childComplexity;
+  if (!isListType(getNullableType(field.type)) || childComplexity === 0) return 1 + childComplexity;
+  const declared = field.extensions?.maxItems;
+  return 1 + (typeof declared === 'number' ? declared : UNDECLARED_LIST_ITEMS) * childComplexity;
+};
+
+/** Costs of documents without variables, computed once per parsed document (Apollo keeps parsed documents). */
+const fixedCosts = new WeakMap<DocumentNode, Map<string, number>>();
+
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): number {
+  const hasVariables = document.definitions.some(
+    (definition) => definition.kind === 'OperationDefinition' && (definition.variableDefinitions?.length ?? 0) > 0,
+  );
+  const key = operationName ?? '';
+  const cached = hasVariables ? undefined : fixedCosts.get(document)?.get(key);
+  if (cached !== undefined) return cached;
+  let cost: number;
+  try {
+    cost = getComplexity({
+      schema,
+      query: document,
+      operationName: operationName ?? undefined,
+      variables: variables ?? {},
+      estimators: [costEstimator],
+      // Fragments spread into each other multiply the walk itself: its node count is bounded too.
+      maxQueryNodes: 20_000,
+    });
+  } catch {
+    // Only the node bound (or variables that execution refuses anyway) get here: too big to weigh is too big.
+    cost = Number.POSITIVE_INFINITY;
+  }
+  if (!hasVariables) {
+    const byName = fixedCosts.get(document) ?? new Map<string, number>();
+    byName.set(key, cost);
+    fixedCosts.set(document, byName);
+  }
+  return cost;
+}
+
+/** graphql-armor's rule reports through the validation context, and throws when it is told to propagate. */
+function tooManyAliases(schema: GraphQLSchema, document: DocumentNode, limit: number): boolean {
+  try {
+    return validate(schema, document, [maxAliasesRule({ n: limit })]).length > 0;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Refuses an operation over the limits with `400 query_too_complex`, naming what was counted and the limit, before
+ * anything executes. Called by both transports after validation, with the operation's variables.
+ */
+export function checkOperationLimits(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  limits: OperationLimits,
+): void {
+  if (tooManyAliases(schema, document, limits.maxAliases)) {
+    throw new AppError('query_too_complex', {
+      errors: [{ field: 'query', problem: `more than ${limits.maxAliases} aliases` }],
+      details: { aliases_limit: limits.maxAliases },
+    });
+  }
+  const cost = operationCost(schema, document, operationName, variables);
+  if (cost > limits.maxCost) {
+    throw new AppError('query_too_complex', {
+      errors: [{ field: 'query', problem: `cost ${Number.isFinite(cost) ? cost : 'beyond measure'} exceeds ${limits.maxCost}` }],
+      details: { cost: Number.isFinite(cost) ? cost : null, limit: limits.maxCost },
+    });
+  }
+}
