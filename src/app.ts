@@ -4,7 +4,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { parse, print, specifiedRules, validate, type GraphQLSchema } from 'graphql';
+import { print, type GraphQLSchema } from 'graphql';
 import { graphqlUploadExpress } from 'graphql-upload-ts';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -24,7 +24,9 @@ import { AppError } from './platform/errors';
 import { createRequestContext, type RequestContext } from './platform/graphql/context';
 import { subscribeSharingResults } from './platform/graphql/shared-subscribe';
 import { executingGateway } from './platform/graphql/execute';
-import { formatGraphQLError } from './platform/graphql/format-error';
+import { formatGraphQLError, graphqlHttpErrorHandler } from './platform/graphql/format-error';
+import { GRAPHQL_MAX_REQUEST_BYTES } from './platform/graphql/limits';
+import { prepareOperation } from './platform/graphql/prepare-operation';
 import { buildAppSchema, validationRules } from './platform/graphql/schema';
 import { requestLogger } from './platform/request-log';
 import { errorEnvelope, sendError } from './platform/rest/envelope';
@@ -107,14 +109,16 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
       next();
     },
     // One byte over the limit reaches the service, which refuses it with file_too_large.
-    graphqlUploadExpress({ maxFileSize: MAX_PDF_BYTES + 1, maxFiles: 1 }),
-    express.json({ limit: '1mb' }),
+    graphqlUploadExpress({ maxFileSize: MAX_PDF_BYTES + 1, maxFiles: 1, maxFieldSize: GRAPHQL_MAX_REQUEST_BYTES }),
+    express.json({ limit: GRAPHQL_MAX_REQUEST_BYTES }),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => createRequestContext(services, res.locals.actor, req.headers),
     }),
+    graphqlHttpErrorHandler(log),
   );
 
-  const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  // ws closes a socket whose message is larger with 1009 (message too big) before anything reads it.
+  const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: GRAPHQL_MAX_REQUEST_BYTES });
   const wsHandle = useServer<Record<string, unknown>, { actor?: RequestContext['actor'] }>(
     {
       schema,
@@ -136,9 +140,8 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
         return true;
       },
       onSubscribe: (_ctx, _id, payload) => {
-        const document = parse(payload.query);
-        const errors = validate(schema, document, [...specifiedRules, ...validationRules]);
-        return errors.length > 0 ? errors : undefined;
+        const prepared = prepareOperation(schema, validationRules, payload);
+        return Array.isArray(prepared) ? prepared : { schema, ...prepared };
       },
       context: (ctx) => createRequestContext(services, ctx.extra.actor!),
       subscribe: (args) =>

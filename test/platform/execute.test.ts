@@ -127,7 +127,7 @@ describe('compiled execution answers as graphql-js does', () => {
       expect(answer.status).toBe(400);
       expect(answer.body.data).toBeUndefined();
       expect(answer.body.errors).toHaveLength(1);
-      expect(answer.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(answer.body.errors[0].extensions.code).toBe('bad_request');
     }
     expect(missing.body.errors[0].message).toBe('Variable "$id" of required type "String!" was not provided.');
   });
@@ -144,7 +144,7 @@ describe('compiled execution answers as graphql-js does', () => {
     ];
     for (const answer of answers) {
       expect(answer.status).toBe(400);
-      expect(answer.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(answer.body.errors[0].extensions.code).toBe('bad_request');
     }
     expect(answers[0].body.errors[0].message).toContain('"nickname"');
   });

@@ -128,14 +128,27 @@ export function executingGateway(schema: GraphQLSchema): ApolloServerOptionsWith
       return () => undefined;
     },
     load: async () => ({
-      executor: async (request) =>
-        executeOperation({
+      executor: async (request) => {
+        // Apollo hands subscriptions to a gateway like any query; run so, their resolvers fail (internal_error).
+        if (request.operation?.operation === OperationTypeNode.SUBSCRIPTION) {
+          return {
+            errors: [
+              new GraphQLError('subscriptions are served over graphql-ws (protocol graphql-transport-ws) on this path', {
+                extensions: { code: 'bad_request' },
+              }),
+            ],
+          };
+        }
+        return executeOperation({
           schema: request.schema,
           document: request.document,
           contextValue: request.context,
           variableValues: request.request.variables,
-          operationName: request.operationName,
-        }),
+          // The name the client asked for: Apollo's resolved one is null when it found no such operation, and
+          // graphql-js would then run the document's only operation instead of refusing the unknown name.
+          operationName: request.request.operationName ?? request.operationName,
+        });
+      },
     }),
     stop: async () => undefined,
   };

@@ -1,11 +1,76 @@
-import type { GraphQLFormattedError } from 'graphql';
+import type { NextFunction, Request, Response } from 'express';
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { findAppError } from '../errors';
+import { AppError, ERROR_STATUS, findAppError, type ErrorCode } from '../errors';
 import type { Logger } from '../logger';
 
 /**
- * AppErrors show their code (and field problems) in `extensions`; GraphQL's own validation errors keep
- * their text; anything else is a fault of ours: logged in full, shown as `internal_error` only.
+ * Apollo's persisted-query signals are not refusals: Apollo answers them with HTTP 200 so that a client
+ * registers the query and retries (Apollo Client reads the message `PersistedQueryNotFound`, which is kept).
+ * The only codes a GraphQL answer carries that the REST table has no use for.
+ */
+const PERSISTED_QUERY_CODES: Record<string, string> = {
+  PERSISTED_QUERY_NOT_FOUND: 'persisted_query_not_found',
+  PERSISTED_QUERY_NOT_SUPPORTED: 'persisted_query_not_supported',
+};
+
+/** Apollo's codes for requests it refused before executing: all the client's doing, all `bad_request`. */
+const APOLLO_REFUSALS = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'OPERATION_RESOLUTION_FAILURE',
+  'BAD_REQUEST',
+]);
+
+export interface ServiceCode {
+  code: string;
+  status: number;
+}
+
+export function isServiceCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code);
+}
+
+/** The table's code for a refusal that only says its HTTP status (Apollo's heads, body-parser, multipart). */
+function codeForStatus(status: number): ServiceCode {
+  const code = (['method_not_allowed', 'payload_too_large', 'unsupported_media_type'] as const).find(
+    (candidate) => ERROR_STATUS[candidate] === status,
+  );
+  return code ? { code, status } : { code: 'bad_request', status: ERROR_STATUS.bad_request };
+}
+
+function apolloHttpStatus(error: unknown): number | undefined {
+  const status = (error as GraphQLError | undefined)?.extensions?.http as { status?: unknown } | undefined;
+  return typeof status?.status === 'number' ? status.status : undefined;
+}
+
+/**
+ * The service's code for an error of the GraphQL layer itself (Apollo's pipeline, graphql-js, our validation
+ * rules), or undefined when it is a fault of ours. Over HTTP Apollo hides a validation rule's own code under
+ * GRAPHQL_VALIDATION_FAILED; it is read back from the original error, so a rule's code is the same on both
+ * transports.
+ */
+export function serviceCodeOf(code: unknown, error: unknown): ServiceCode | undefined {
+  if (isServiceCode(code)) return { code, status: ERROR_STATUS[code] };
+  if (typeof code === 'string' && PERSISTED_QUERY_CODES[code]) {
+    return { code: PERSISTED_QUERY_CODES[code], status: apolloHttpStatus(error) ?? 200 };
+  }
+  if (code === 'GRAPHQL_VALIDATION_FAILED') {
+    const ruleCode = (error as GraphQLError).originalError as GraphQLError | undefined;
+    if (isServiceCode(ruleCode?.extensions?.code)) return { code: ruleCode.extensions.code, status: ERROR_STATUS[ruleCode.extensions.code] };
+  }
+  const status = apolloHttpStatus(error);
+  if (typeof code === 'string' && APOLLO_REFUSALS.has(code)) return codeForStatus(status ?? 400);
+  // Apollo raises a few refusals with an HTTP head and no code at all (an APQ hash that does not match).
+  if (status !== undefined && status >= 400 && status < 500) return codeForStatus(status);
+  return undefined;
+}
+
+/**
+ * AppErrors show their code (and field problems) in `extensions`; refusals of the GraphQL layer get the
+ * service's code for them (see serviceCodeOf) and keep their text; anything else is a fault of ours: logged in
+ * full, shown as `internal_error` only. Both transports format with this, so a fault has one code on both.
  */
 export function formatGraphQLError(log: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
@@ -18,11 +83,45 @@ export function formatGraphQLError(log: Logger) {
         extensions: { code: appError.code, status: appError.status, ...(appError.errors ? { errors: appError.errors } : {}) },
       };
     }
-    const code = formatted.extensions?.code;
-    if (code && code !== 'INTERNAL_SERVER_ERROR') {
-      return { ...formatted, extensions: { code, status: 400 } };
+    const known = serviceCodeOf(formatted.extensions?.code, error);
+    if (known) {
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { ...known } };
     }
     log.error({ err: unwrapResolverError(error) }, 'unexpected error in a GraphQL operation');
     return { message: 'internal_error', path: formatted.path, extensions: { code: 'internal_error', status: 500 } };
   };
+}
+
+/**
+ * What goes wrong on `/graphql` before Apollo sees the request (unparseable or oversized JSON, a broken
+ * multipart body, a failed token look-up) is answered as a GraphQL response too, not with the REST envelope:
+ * a GraphQL client reads `errors[].extensions.code` whatever failed.
+ */
+export function graphqlHttpErrorHandler(log: Logger) {
+  return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const refusal = findAppError(error) ?? refusalOfHttpError(error);
+    if (!refusal) log.error({ err: error }, 'unexpected error');
+    const answer = refusal ?? new AppError('internal_error');
+    res.status(answer.status).json({
+      errors: [
+        {
+          message: answer.message,
+          extensions: { code: answer.code, status: answer.status, ...(answer.errors ? { errors: answer.errors } : {}) },
+        },
+      ],
+    });
+  };
+}
+
+/** body-parser and graphql-upload raise http-errors: a 4xx status, and a message meant for the client. */
+function refusalOfHttpError(error: unknown): AppError | undefined {
+  const e = error as { status?: unknown; type?: unknown; message?: unknown; expose?: unknown };
+  if (typeof e?.status !== 'number' || e.status < 400 || e.status >= 500) return undefined;
+  const { code } = codeForStatus(e.status);
+  const problem = typeof e.type === 'string' ? e.type : e.expose && typeof e.message === 'string' ? e.message : undefined;
+  return new AppError(code as ErrorCode, problem ? { errors: [{ field: 'body', problem }] } : {});
 }
