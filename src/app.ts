@@ -20,6 +20,7 @@ import { verifyRestRoutes } from './modules/signing/verify.rest';
 import { auditRestRoutes } from './modules/audit/audit.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
 import { authenticateHeader } from './platform/auth/authenticate';
+import { TOKEN_REVOKED_TOPIC, TokenSockets } from './platform/auth/token-sockets';
 import { AppError } from './platform/errors';
 import { createRequestContext, type RequestContext } from './platform/graphql/context';
 import { subscribeSharingResults } from './platform/graphql/shared-subscribe';
@@ -119,6 +120,8 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
 
   // ws closes a socket whose message is larger with 1009 (message too big) before anything reads it.
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: GRAPHQL_MAX_REQUEST_BYTES });
+  const tokenSockets = new TokenSockets(log);
+  tokenSockets.follow(services.events.subscribe(TOKEN_REVOKED_TOPIC));
   const wsHandle = useServer<Record<string, unknown>, { actor?: RequestContext['actor'] }>(
     {
       schema,
@@ -132,10 +135,14 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
               ? params.Authorization
               : undefined;
         const actor = await authenticateHeader(services, header);
+        const { socket } = ctx.extra;
         if (!actor) {
-          ctx.extra.socket.close(4401, 'unauthorized');
+          socket.close(4401, 'unauthorized');
           return false;
         }
+        // Gone while the token was looked up: its 'close' has fired already and would never untrack it.
+        if (socket.readyState !== socket.OPEN) return false;
+        socket.once('close', tokenSockets.track(actor.tokenId, actor.expiresAt, socket));
         ctx.extra.actor = actor;
         return true;
       },
@@ -184,6 +191,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     close: async (graceMs: number) => {
       // graphql-ws clients are told the server is going away (1001) and may reconnect elsewhere.
       await Promise.resolve(wsHandle.dispose()).catch((error: unknown) => log.warn({ err: error }, 'closing graphql-ws'));
+      await tokenSockets.stop();
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response ends; close each as soon as it does.
       server.closeIdleConnections();

@@ -11,10 +11,15 @@ import {
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { recordSignature } from '../../src/modules/esign/record-signature';
+import { issueAccessToken, revokeAccessToken } from '../../src/modules/users/access-tokens';
+import { freePort } from '../../src/platform/db/embedded-postgres';
 import { GRAPHQL_MAX_REQUEST_BYTES } from '../../src/platform/graphql/limits';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
-import { createSession, sessionBody, uploadPdf } from '../helpers/factories';
+import { corpusFile } from '../helpers/fixtures';
+import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
+import { startServiceProcess } from '../helpers/process';
 
 const ME = '{ me { user_id } }';
 const SESSION_UPDATES = `subscription Watch($client_id: String!) { esignSessionUpdated(client_id: $client_id) { client_id status } }`;
@@ -134,6 +139,139 @@ function deepQuery(schema: GraphQLSchema, depth: number): string {
 function codesOf(errors: unknown): string[] {
   return (errors as { extensions?: { code?: string } }[]).map((error) => error.extensions?.code ?? '(none)');
 }
+
+describe('graphql-ws connections end with their access token', () => {
+  let app: TestApp;
+  let owner: TestUser;
+  let fileId: string;
+  const clients: Client[] = [];
+  const em = () => app.services.orm.em.fork();
+
+  const connect = (token: string, baseUrl = app.url) => {
+    const connection = openWs(baseUrl, token);
+    clients.push(connection.client);
+    return connection;
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    owner = await app.createUser();
+    fileId = await uploadPdf(app, owner.token);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.dispose()));
+    await app.close();
+  });
+
+  /** The service still answers: the owner's other token over HTTP, and a fresh graphql-ws connection. */
+  async function stillAnswers(baseUrl = app.url): Promise<void> {
+    const http = await fetch(new URL('/graphql', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+      body: JSON.stringify({ query: ME }),
+    });
+    expect(((await http.json()) as any).data.me.user_id).toBe(owner.user_id);
+    const fresh = connect(owner.token, baseUrl);
+    const me = await settled(operate(fresh.client, ME));
+    expect(me.results).toEqual([{ data: { me: { user_id: owner.user_id } } }]);
+  }
+
+  it('revoking a token (the CLI’s function) closes its sockets with 4401; no event reaches them after', async () => {
+    const watcher = await issueAccessToken(em(), owner.user_id, { label: 'watcher' });
+    const session = await createSession(app, owner.token, sessionBody(fileId, { signers: [signerInput(), signerInput({ full_name: 'B' })] }));
+    const first = connect(watcher.token);
+    const second = connect(watcher.token);
+    await Promise.all([first.connected, second.connected]);
+    const updates = operate(first.client, SESSION_UPDATES, { client_id: session.client_id });
+    await sleep(300); // the subscription's access check, then its LISTEN hand-off
+
+    // Live before the revocation: the first signature arrives.
+    await recordSignature(app.services, em(), {
+      sessionId: session.client_id,
+      signerId: session.signers[0].signer_id,
+      signedPdf: corpusFile('001-trivial/minimal-document.pdf'),
+    });
+    await until(() => updates.results.length === 1, 'the update before the revocation');
+    expect(updates.results[0].data).toEqual({ esignSessionUpdated: { client_id: session.client_id, status: 'pending' } });
+
+    await revokeAccessToken(em(), watcher.token_id);
+    await until(() => first.closes.length > 0 && second.closes.length > 0, 'both sockets to close', 5_000);
+    expect(first.closes[0]).toMatchObject({ code: 4401, reason: 'unauthorized' });
+    expect(second.closes[0]).toMatchObject({ code: 4401, reason: 'unauthorized' });
+
+    const cancelled = await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } });
+    expect(cancelled.status).toBe(200);
+    await sleep(500);
+    expect(updates.results).toHaveLength(1);
+
+    // The token is refused everywhere from now on; the owner's other token is not.
+    const refusedHttp = await postGraphQL(app, watcher.token, JSON.stringify({ query: ME }));
+    expect(refusedHttp.status).toBe(401);
+    const again = connect(watcher.token);
+    await until(() => again.closes.length > 0, 'the refusal of the revoked token');
+    expect(again.closes[0].code).toBe(4401);
+    await stillAnswers();
+  });
+
+  it('a revocation reaches the sockets every process of the service holds (LISTEN/NOTIFY)', async () => {
+    const port = await freePort();
+    const other = startServiceProcess({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: app.databaseUrl,
+      DATA_DIR: `/tmp/esign-second-${port}`,
+      RUN_WORKERS: 'false',
+      LOG_LEVEL: 'warn',
+    });
+    const otherUrl = `http://127.0.0.1:${port}`;
+    try {
+      await waitForReady(otherUrl);
+      const watcher = await issueAccessToken(em(), owner.user_id, { label: 'elsewhere' });
+      const session = await createSession(app, owner.token, sessionBody(fileId));
+      const remote = connect(watcher.token, otherUrl);
+      await remote.connected;
+      const updates = operate(remote.client, SESSION_UPDATES, { client_id: session.client_id });
+      await sleep(300);
+
+      // Revoked from this process (as the CLI would from its own): the other process closes its socket.
+      await revokeAccessToken(em(), watcher.token_id);
+      await until(() => remote.closes.length > 0, 'the other process to close the socket', 5_000);
+      expect(remote.closes[0]).toMatchObject({ code: 4401, reason: 'unauthorized' });
+
+      await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } });
+      await sleep(500);
+      expect(updates.results).toEqual([]);
+      await stillAnswers(otherUrl);
+    } finally {
+      other.child.kill('SIGTERM');
+      await other.exited;
+    }
+  });
+
+  it('a token that expires closes its socket when it does (4401), not before', async () => {
+    const brief = await issueAccessToken(em(), owner.user_id, { expiresInSeconds: 2 });
+    const expiresAt = Date.parse(brief.expires_at!);
+    const connection = connect(brief.token);
+    await connection.connected;
+    const me = await settled(operate(connection.client, ME));
+    expect(me.results).toEqual([{ data: { me: { user_id: owner.user_id } } }]);
+
+    await until(() => connection.closes.length > 0, 'the socket of the expired token to close', 10_000);
+    expect(connection.closes[0]).toMatchObject({ code: 4401, reason: 'unauthorized' });
+    expect(connection.closes[0].at).toBeGreaterThanOrEqual(expiresAt);
+    await stillAnswers();
+  });
+
+  it('a token that expires beyond a timer’s range (24.8 days) keeps its socket open', async () => {
+    const lasting = await issueAccessToken(em(), owner.user_id, { expiresInSeconds: 40 * 86_400 });
+    const connection = connect(lasting.token);
+    await connection.connected;
+    await sleep(1_000);
+    const me = await settled(operate(connection.client, ME));
+    expect(me.results).toEqual([{ data: { me: { user_id: owner.user_id } } }]);
+    expect(connection.closes).toEqual([]);
+  });
+});
 
 describe('one limit and one set of codes for /graphql over HTTP and over graphql-ws', () => {
   let app: TestApp;
@@ -346,3 +484,16 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
     expect(tooLarge.body).toMatchObject({ data: null, status_code: 413, message: 'payload_too_large', success: false });
   });
 });
+
+async function waitForReady(baseUrl: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${baseUrl}/readyz`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('the second process did not become ready');
+    await sleep(100);
+  }
+}

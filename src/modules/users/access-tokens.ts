@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { leanRows } from '../../platform/db/lean-sql';
+import { announceTokenRevoked } from '../../platform/auth/token-sockets';
+import { dateOf, leanRows } from '../../platform/db/lean-sql';
 import type { Orm } from '../../platform/db/orm';
 import { AppError } from '../../platform/errors';
 import { generateAccessToken, hashToken } from '../../platform/auth/bearer';
@@ -9,6 +10,8 @@ import { User } from './user.entity';
 export interface Actor {
   userId: string;
   tokenId: string;
+  /** When the token stops working; long-lived connections opened with it close then. Absent: never. */
+  expiresAt?: Date;
 }
 
 export interface IssuedToken {
@@ -38,21 +41,28 @@ export async function issueAccessToken(
   return { token_id: record.id, token, expires_at: record.expiresAt?.toISOString() ?? null };
 }
 
+/**
+ * Requests see a revoked token at once (each one looks it up); graphql-ws connections checked it only when
+ * they opened, so every process is told, in the same transaction, to close the ones it holds.
+ */
 export async function revokeAccessToken(em: EntityManager, tokenId: string): Promise<{ token_id: string; revoked_at: string }> {
-  const record = await em.findOne(AccessToken, { id: tokenId });
-  if (!record) throw new AppError('not_found', { message: `no token ${tokenId}` });
-  record.revokedAt ??= new Date();
-  await em.flush();
-  return { token_id: record.id, revoked_at: record.revokedAt.toISOString() };
+  return em.transactional(async (tx) => {
+    const record = await tx.findOne(AccessToken, { id: tokenId });
+    if (!record) throw new AppError('not_found', { message: `no token ${tokenId}` });
+    record.revokedAt ??= new Date();
+    await tx.flush();
+    await announceTokenRevoked(tx, record.id);
+    return { token_id: record.id, revoked_at: record.revokedAt.toISOString() };
+  });
 }
 
 /** The actor a raw token stands for, or null when it is unknown, expired or revoked. Every request asks: a lean read. */
 export async function authenticateAccessToken(orm: Orm, token: string): Promise<Actor | null> {
-  const rows = await leanRows<{ id: string; user_id: string }>(
+  const rows = await leanRows<{ id: string; user_id: string; expires_at: string | null }>(
     orm,
-    'select id, user_id from access_tokens where token_hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
+    'select id, user_id, expires_at from access_tokens where token_hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
     [hashToken(token)],
   );
   const row = rows[0];
-  return row ? { userId: row.user_id, tokenId: row.id } : null;
+  return row ? { userId: row.user_id, tokenId: row.id, expiresAt: dateOf(row.expires_at) } : null;
 }

@@ -72,11 +72,8 @@ export class EventBus {
   }
 
   /** Queues the event in `em`'s transaction (or sends it now outside one). */
-  async publish(em: EntityManager, topic: string, detail: Record<string, unknown>): Promise<void> {
-    const message: BusMessage = { topic, detail };
-    await em
-      .getConnection()
-      .execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, JSON.stringify(message)], 'all', em.getTransactionContext());
+  publish(em: EntityManager, topic: string, detail: Record<string, unknown>): Promise<void> {
+    return publishEvent(em, topic, detail);
   }
 
   subscribe(topic: string): AsyncIterable<Record<string, unknown>> {
@@ -88,4 +85,15 @@ export class EventBus {
     clearTimeout(this.reconnectTimer);
     await this.client?.end().catch(() => undefined);
   }
+}
+
+/**
+ * Queues an event in `em`'s transaction (or sends it now outside one). Needs no running bus: a process that
+ * only writes (the CLI revoking a token) reaches the listeners of every other process.
+ */
+export async function publishEvent(em: EntityManager, topic: string, detail: Record<string, unknown>): Promise<void> {
+  const message: BusMessage = { topic, detail };
+  await em
+    .getConnection()
+    .execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, JSON.stringify(message)], 'all', em.getTransactionContext());
 }
