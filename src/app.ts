@@ -19,6 +19,7 @@ import { createSignerPage } from './modules/signer-page/signer-page';
 import { verifyRestRoutes } from './modules/signing/verify.rest';
 import { auditRestRoutes } from './modules/audit/audit.rest';
 import { MAX_PDF_BYTES } from './modules/files/upload-file';
+import { liveTokenIds } from './modules/users/access-tokens';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { TOKEN_REVOKED_TOPIC, TokenSockets } from './platform/auth/token-sockets';
 import { AppError } from './platform/errors';
@@ -122,6 +123,9 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: GRAPHQL_MAX_REQUEST_BYTES });
   const tokenSockets = new TokenSockets(log);
   tokenSockets.follow(services.events.subscribe(TOKEN_REVOKED_TOPIC));
+  const stopRechecking = services.events.onReconnect(
+    () => void tokenSockets.recheck((tokenIds) => liveTokenIds(services.orm, tokenIds)),
+  );
   const wsHandle = useServer<Record<string, unknown>, { actor?: RequestContext['actor'] }>(
     {
       schema,
@@ -191,6 +195,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     close: async (graceMs: number) => {
       // graphql-ws clients are told the server is going away (1001) and may reconnect elsewhere.
       await Promise.resolve(wsHandle.dispose()).catch((error: unknown) => log.warn({ err: error }, 'closing graphql-ws'));
+      stopRechecking();
       await tokenSockets.stop();
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response ends; close each as soon as it does.

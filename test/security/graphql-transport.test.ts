@@ -248,6 +248,26 @@ describe('graphql-ws connections end with their access token', () => {
     }
   });
 
+  it('a revocation this process never heard of (its listener was reconnecting) closes the socket once it is back', async () => {
+    const unheard = await issueAccessToken(em(), owner.user_id, { label: 'unheard' });
+    const connection = connect(unheard.token);
+    await connection.connected;
+    // Revoked behind the service's back: no notice is ever sent, as when one is sent while nobody listens.
+    await em().getConnection().execute('update access_tokens set revoked_at = now() where id = ?', [unheard.token_id]);
+    await sleep(300);
+    expect(connection.closes).toEqual([]);
+    const [{ terminated }] = await em()
+      .getConnection()
+      .execute(
+        `select count(pg_terminate_backend(pid))::int as terminated from pg_stat_activity
+          where application_name = 'esign-events' and datname = current_database()`,
+      );
+    expect(terminated).toBe(1);
+    await until(() => connection.closes.length > 0, 'the socket to close after the listener reconnected', 5_000);
+    expect(connection.closes[0]).toMatchObject({ code: 4401, reason: 'unauthorized' });
+    await stillAnswers();
+  });
+
   it('a token that expires closes its socket when it does (4401), not before', async () => {
     const brief = await issueAccessToken(em(), owner.user_id, { expiresInSeconds: 2 });
     const expiresAt = Date.parse(brief.expires_at!);

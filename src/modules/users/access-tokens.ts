@@ -66,3 +66,13 @@ export async function authenticateAccessToken(orm: Orm, token: string): Promise<
   const row = rows[0];
   return row ? { userId: row.user_id, tokenId: row.id, expiresAt: dateOf(row.expires_at) } : null;
 }
+
+/** Which of these tokens still work (neither revoked nor expired). */
+export async function liveTokenIds(orm: Orm, tokenIds: string[]): Promise<Set<string>> {
+  const rows = await leanRows<{ id: string }>(
+    orm,
+    'select id from access_tokens where id = any($1) and revoked_at is null and (expires_at is null or expires_at > now())',
+    [tokenIds],
+  );
+  return new Set(rows.map((row) => row.id));
+}

@@ -95,6 +95,21 @@ export class TokenSockets {
     this.byToken.delete(tokenId);
   }
 
+  /**
+   * Closes the sockets of every token `stillValid` does not return (revoked, expired or gone): for the
+   * revocations whose notice this process missed while its listener was reconnecting.
+   */
+  async recheck(stillValid: (tokenIds: string[]) => Promise<Set<string>>): Promise<void> {
+    const tokenIds = [...this.byToken.keys()];
+    if (tokenIds.length === 0) return;
+    try {
+      const valid = await stillValid(tokenIds);
+      for (const tokenId of tokenIds) if (!valid.has(tokenId)) this.revoked(tokenId);
+    } catch (error) {
+      this.log.error({ err: error }, 'rechecking the tokens of open graphql-ws connections failed');
+    }
+  }
+
   /** Acts on the revocation notices of every process (the event bus's TOKEN_REVOKED_TOPIC). */
   follow(notices: AsyncIterable<Record<string, unknown>>): void {
     const iterator = notices[Symbol.asyncIterator]();

@@ -30,6 +30,8 @@ export class EventBus {
   private client?: pg.Client;
   private stopped = false;
   private reconnectTimer?: NodeJS.Timeout;
+  private listened = false;
+  private readonly reconnected = new Set<() => void>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -47,6 +49,18 @@ export class EventBus {
     await client.connect();
     await client.query(`listen ${EVENTS_CHANNEL}`);
     this.client = client;
+    const again = this.listened;
+    this.listened = true;
+    if (again) for (const listener of this.reconnected) listener();
+  }
+
+  /**
+   * Called each time the listener is back after losing its connection. NOTIFY keeps nothing for a listener
+   * that is away: whoever must not miss an event (a token revocation) reads the state again then.
+   */
+  onReconnect(listener: () => void): () => void {
+    this.reconnected.add(listener);
+    return () => this.reconnected.delete(listener);
   }
 
   private scheduleReconnect(): void {
