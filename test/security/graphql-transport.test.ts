@@ -455,6 +455,28 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
         code: 'bad_request',
       },
       {
+        name: 'multipart operations over the size limit',
+        answer: async () => {
+          const form = new FormData();
+          form.append('operations', JSON.stringify({ query: ME, pad: 'x'.repeat(GRAPHQL_MAX_REQUEST_BYTES) }));
+          form.append('map', '{}');
+          const response = await fetch(new URL('/graphql', app.url), {
+            method: 'POST',
+            headers: { authorization: `Bearer ${owner.token}`, 'apollo-require-preflight': 'true' },
+            body: form,
+          });
+          return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.json() };
+        },
+        status: 413,
+        code: 'payload_too_large',
+      },
+      {
+        name: 'a text/plain POST (refused as a possible CSRF)',
+        answer: () => postGraphQL(app, owner.token, JSON.stringify({ query: ME }), { 'content-type': 'text/plain' }),
+        status: 400,
+        code: 'bad_request',
+      },
+      {
         name: 'a mutation over GET',
         answer: async () => {
           const url = new URL('/graphql', app.url);
