@@ -53,12 +53,13 @@ function apolloHttpStatus(error: unknown): number | undefined {
  */
 export function serviceCodeOf(code: unknown, error: unknown): ServiceCode | undefined {
   if (isServiceCode(code)) return { code, status: ERROR_STATUS[code] };
-  if (typeof code === 'string' && PERSISTED_QUERY_CODES[code]) {
+  if (typeof code === 'string' && Object.hasOwn(PERSISTED_QUERY_CODES, code)) {
     return { code: PERSISTED_QUERY_CODES[code], status: apolloHttpStatus(error) ?? 200 };
   }
   if (code === 'GRAPHQL_VALIDATION_FAILED') {
-    const ruleCode = (error as GraphQLError).originalError as GraphQLError | undefined;
-    if (isServiceCode(ruleCode?.extensions?.code)) return { code: ruleCode.extensions.code, status: ERROR_STATUS[ruleCode.extensions.code] };
+    const ruleError = (error as GraphQLError).originalError as GraphQLError | undefined;
+    const ruleCode = ruleError?.extensions?.code;
+    if (isServiceCode(ruleCode)) return { code: ruleCode, status: ERROR_STATUS[ruleCode] };
   }
   const status = apolloHttpStatus(error);
   if (typeof code === 'string' && APOLLO_REFUSALS.has(code)) return codeForStatus(status ?? 400);
