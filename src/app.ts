@@ -25,7 +25,9 @@ import { TOKEN_REVOKED_TOPIC, TokenSockets } from './platform/auth/token-sockets
 import { AppError } from './platform/errors';
 import { createRequestContext, type RequestContext } from './platform/graphql/context';
 import { subscribeSharingResults } from './platform/graphql/shared-subscribe';
-import { executingGateway } from './platform/graphql/execute';
+import { executeOperation, executingGateway } from './platform/graphql/execute';
+import { asGraphQLError, operationLimitsPlugin } from './platform/graphql/operation-limits';
+import { ratePolicies, takeRequest } from './platform/rate-limit/enforce';
 import { formatGraphQLError, graphqlHttpErrorHandler } from './platform/graphql/format-error';
 import { GRAPHQL_MAX_REQUEST_BYTES } from './platform/graphql/limits';
 import { prepareOperation } from './platform/graphql/prepare-operation';
@@ -78,7 +80,15 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     const ready = Object.values(checks).every((state) => state === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
+  const policies = ratePolicies(config);
   app.get(`${DOWNLOAD_PATH}/:token`, (req, res, next) => {
+    // A signed link is its own credential: its quota is the client address's.
+    try {
+      takeRequest(services.rateLimiter, policies.address, req.ip ?? 'unknown', res);
+    } catch (error) {
+      next(error);
+      return;
+    }
     serveDownload(services, String(req.params.token), res).catch(next);
   });
 
@@ -89,7 +99,13 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     formatError,
     // The cache-control plugin wraps every field's resolver to collect cache hints we never give; /graphql
     // answers are always `no-store` (set below).
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      operationLimitsPlugin(config.graphql),
+    ],
+    // graphql-js stops parsing a document beyond this many tokens (graphql-ws parses with the same bound).
+    parseOptions: { maxTokens: config.graphql.maxTokens },
     // Explicit, so that NODE_ENV=production does not turn it off: the endpoint answers only with a token.
     introspection: true,
     // Uploads send multipart: clients add `apollo-require-preflight: true` (see README).
@@ -101,6 +117,15 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     async (req: Request, res: Response, next: NextFunction) => {
       res.setHeader('Cache-Control', 'no-store');
       const actor = await authenticateHeader(services, req.headers.authorization).catch(next);
+      if (actor === undefined) return;
+      try {
+        // Refused credentials count against the client's address, so guessing tokens is throttled too.
+        if (!actor) takeRequest(services.rateLimiter, policies.address, req.ip ?? 'unknown', res);
+        else takeRequest(services.rateLimiter, policies.token, actor.tokenId, res);
+      } catch (error) {
+        next(error);
+        return;
+      }
       if (!actor) {
         if (!res.headersSent) {
           res.status(401).json({ errors: [{ message: 'unauthorized', extensions: { code: 'unauthorized', status: 401 } }] });
@@ -140,6 +165,14 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
               : undefined;
         const actor = await authenticateHeader(services, header);
         const { socket } = ctx.extra;
+        const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+        try {
+          if (!actor) takeRequest(services.rateLimiter, policies.address, address);
+          else takeRequest(services.rateLimiter, policies.token, actor.tokenId);
+        } catch {
+          socket.close(4429, 'rate_limited');
+          return false;
+        }
         if (!actor) {
           socket.close(4401, 'unauthorized');
           return false;
@@ -150,10 +183,18 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
         ctx.extra.actor = actor;
         return true;
       },
-      onSubscribe: (_ctx, _id, payload) => {
-        const prepared = prepareOperation(schema, validationRules, payload);
+      onSubscribe: (ctx, _id, payload) => {
+        // Each operation on a socket counts as a request of its token; a refusal ends that operation only.
+        try {
+          takeRequest(services.rateLimiter, policies.token, ctx.extra.actor!.tokenId);
+        } catch (error) {
+          return [asGraphQLError(error as AppError)];
+        }
+        const prepared = prepareOperation(schema, validationRules, config.graphql, payload);
         return Array.isArray(prepared) ? prepared : { schema, ...prepared };
       },
+      // Queries and mutations sent over the socket run as over HTTP (input checks, compiled execution).
+      execute: (args) => executeOperation(args),
       context: (ctx) => createRequestContext(services, ctx.extra.actor!),
       subscribe: (args) =>
         subscribeSharingResults(

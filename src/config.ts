@@ -64,6 +64,12 @@ const envSchema = z.object({
   NOTIFY_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(5),
   NOTIFY_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   NOTIFY_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(604_800),
+  RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(0).default(1200),
+  RATE_LIMIT_PER_SIGNER: z.coerce.number().int().min(0).default(300),
+  RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(0).default(120),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(500_000),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).max(1000).default(30),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -108,6 +114,10 @@ export interface AppConfig {
     claimSeconds: number;
   };
   notifications: NotificationConfig;
+  /** Requests per minute per caller (0: no limit); see docs/api.md, Limits. */
+  rateLimits: { perToken: number; perSigner: number; perAddress: number };
+  /** What one GraphQL operation may ask for, on HTTP and graphql-ws alike. */
+  graphql: { maxCost: number; maxAliases: number; maxTokens: number };
 }
 
 /** Where messages go (docs/api.md, Notifications): each channel without a provider ends in the outbox table. */
@@ -225,6 +235,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       retryDelaySeconds: env.NOTIFY_RETRY_DELAY_SECONDS,
       linkTtlSeconds: env.NOTIFY_LINK_TTL_SECONDS,
     },
+    rateLimits: {
+      perToken: env.RATE_LIMIT_PER_TOKEN,
+      perSigner: env.RATE_LIMIT_PER_SIGNER,
+      perAddress: env.RATE_LIMIT_PER_ADDRESS,
+    },
+    graphql: { maxCost: env.GRAPHQL_MAX_COST, maxAliases: env.GRAPHQL_MAX_ALIASES, maxTokens: env.GRAPHQL_MAX_TOKENS },
   };
 }
 

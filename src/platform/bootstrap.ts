@@ -4,6 +4,8 @@ import type { AppConfig } from '../config';
 import { databaseUrl, ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { openOrm } from './db/orm';
 import { EventBus } from './events/event-bus';
+import { leanRows } from './db/lean-sql';
+import { RateLimiter } from './rate-limit/rate-limiter';
 import { createFaceMatcher } from '../modules/face/face-matcher';
 import { createQueues, startWorkers, type JobDefinition } from './jobs/jobs';
 import type { Logger } from './logger';
@@ -66,13 +68,19 @@ export async function startServices(
     urls: new UrlSigner(config.urlSigningSecret, config.publicUrl),
     events,
     faces: createFaceMatcher(),
+    rateLimiter: new RateLimiter(
+      (text, values) => leanRows(orm, text, values),
+      (error) => log.warn({ err: error }, 'rate limit counts not shared this time; kept for the next flush'),
+    ),
     stop: async () => {
+      await services.rateLimiter.stop();
       await services.faces.close();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
       await events.stop();
       await orm.close();
     },
   };
+  services.rateLimiter.start();
   if (options.workers ?? config.runWorkers) await startWorkers(services, jobs, config.queuePollIntervalSeconds);
   return services;
 }

@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   inventory_conflict: 422,
   location_unavailable: 422,
   too_many_requests: 429,
+  rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

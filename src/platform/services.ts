@@ -4,6 +4,7 @@ import type { FaceMatcher } from '../modules/face/face-matcher';
 import type { Orm } from './db/orm';
 import type { EventBus } from './events/event-bus';
 import type { Logger } from './logger';
+import type { RateLimiter } from './rate-limit/rate-limiter';
 import type { BlobStore } from './storage/blob-store';
 import type { UrlSigner } from './storage/signed-urls';
 
@@ -18,4 +19,6 @@ export interface AppServices {
   events: EventBus;
   /** Face comparison for the signer's face check; its model starts on first use. */
   faces: FaceMatcher;
+  /** Request quotas per access token, signer token and client address, shared through PostgreSQL. */
+  rateLimiter: RateLimiter;
 }

@@ -74,6 +74,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: 'info',
     DB_POOL_MAX: '5',
     QUEUE_POLL_INTERVAL_SECONDS: '0.5',
+    // Limits on, but out of reach of tests that are not about them (test/security/rate-limits.test.ts is).
+    RATE_LIMIT_PER_TOKEN: '1000000',
+    RATE_LIMIT_PER_SIGNER: '1000000',
+    RATE_LIMIT_PER_ADDRESS: '1000000',
     ...options.env,
   });
   const logs: Record<string, unknown>[] = [];

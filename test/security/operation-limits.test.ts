@@ -1,9 +1,13 @@
 import 'reflect-metadata';
 import { parse, type GraphQLSchema } from 'graphql';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { AppError } from '../../src/platform/errors';
 import { buildAppSchema } from '../../src/platform/graphql/schema';
 import { DEFAULT_OPERATION_LIMITS, checkOperationLimits, operationCost } from '../../src/platform/graphql/operation-limits';
+import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { rest } from '../helpers/clients';
 
 /** The nested read of the benchmark (a page of sessions with signers, elements, assets and stamps). */
 const NESTED_PAGE = `query Page($size: Int!) {
@@ -85,5 +89,125 @@ describe('operation cost: a list costs its page size or its declared maximum tim
     expect(() => checkOperationLimits(schema, parse(query), undefined, {}, DEFAULT_OPERATION_LIMITS)).toThrow(
       expect.objectContaining({ code: 'query_too_complex' }),
     );
+  });
+});
+
+describe('the limits on both transports, and an order’s stamps paged on GraphQL while REST lists them all', () => {
+  let app: TestApp;
+  let owner: TestUser;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { GRAPHQL_MAX_TOKENS: '400' } });
+    owner = await app.createUser();
+  });
+  afterAll(() => app.close());
+
+  async function overHttp(query: string, variables?: Record<string, unknown>) {
+    const response = await fetch(new URL('/graphql', app.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  }
+
+  /** One operation over graphql-ws: its first `next` payload or its errors. */
+  async function overWs(query: string): Promise<{ errors?: any[]; data?: unknown }> {
+    const client = createClient({
+      url: `${app.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${owner.token}` },
+      retryAttempts: 0,
+    });
+    try {
+      return await new Promise((resolve) => {
+        client.subscribe(
+          { query },
+          {
+            next: (value) => resolve(value as { data?: unknown }),
+            error: (errors) => resolve({ errors: errors as any[] }),
+            complete: () => undefined,
+          },
+        );
+      });
+    } finally {
+      await client.dispose();
+    }
+  }
+
+  const BOMB = '{ stampOrder(client_id: "stamp_x") { stamps { order { stamps { order { stamps { stamp_id } } } } } } }';
+
+  it('a costly operation is query_too_complex with its cost and the limit, the same over HTTP and ws', async () => {
+    const http = await overHttp(BOMB);
+    expect(http.status).toBe(400);
+    expect(http.body.data ?? null).toBeNull();
+    expect(http.body.errors[0].extensions).toEqual({
+      code: 'query_too_complex',
+      status: 400,
+      errors: [{ field: 'query', problem: expect.stringMatching(/^cost \d+ exceeds 500000$/) }],
+      cost: expect.any(Number),
+      limit: DEFAULT_OPERATION_LIMITS.maxCost,
+    });
+    const ws = await overWs(BOMB);
+    expect(ws.errors?.[0].extensions).toEqual(http.body.errors[0].extensions);
+    expect(ws.errors?.[0].message).toBe(http.body.errors[0].message);
+  });
+
+  it('too many aliases and too many tokens are refused on both transports, and the service goes on', async () => {
+    const aliases = `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: me { user_id }`).join(' ')} }`;
+    const http = await overHttp(aliases);
+    expect(http.body.errors[0].extensions).toMatchObject({ code: 'query_too_complex', aliases_limit: 30 });
+    expect((await overWs(aliases)).errors?.[0].extensions).toMatchObject({ code: 'query_too_complex', aliases_limit: 30 });
+
+    // GRAPHQL_MAX_TOKENS=400 here: graphql-js stops parsing at the 401st token.
+    const long = `{ me { ${Array.from({ length: 400 }, () => 'user_id').join(' ')} } }`;
+    const tooLong = await overHttp(long);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors[0]).toMatchObject({ extensions: { code: 'bad_request' } });
+    expect(tooLong.body.errors[0].message).toMatch(/tokens/);
+    const wsLong = await overWs(long);
+    expect(wsLong.errors?.[0]).toMatchObject({ message: tooLong.body.errors[0].message, extensions: { code: 'bad_request' } });
+
+    expect((await overHttp('{ me { user_id } }')).body).toEqual({ data: { me: { user_id: owner.user_id } } });
+  });
+
+  it('GraphQL pages an order’s stamps; REST order-status lists every one, as the contract says', async () => {
+    const created = await rest<{ client_id: string }>(app, 'POST', '/stamps/create-order', {
+      token: owner.token,
+      json: {
+        state_code: 'MH',
+        article_id: 'MH-5',
+        first_party_name: 'Asha Rao',
+        second_party_name: 'Vikram Singh',
+        stamp_duty_amount: 100,
+        consideration_amount: 1000,
+        quantity: 7,
+        mock: true,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const clientId = created.body.data!.client_id;
+    let all: { stamp_id: string }[] = [];
+    const deadline = Date.now() + 30_000;
+    while (all.length < 7 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const status = await rest<{ stamps: { stamp_id: string }[] }>(app, 'GET', '/stamps/order-status', {
+        token: owner.token,
+        query: { client_id: clientId },
+      });
+      all = status.body.data!.stamps;
+    }
+    expect(all).toHaveLength(7);
+
+    const page = await overHttp(
+      `query ($id: String!) { stampOrder(client_id: $id) { p2: stamps(page: 2, size: 3) { stamp_id } p3: stamps(page: 3, size: 3) { stamp_id } all: stamps { stamp_id } } }`,
+      { id: clientId },
+    );
+    expect(page.body.errors).toBeUndefined();
+    expect(page.body.data.stampOrder.p2.map((s: any) => s.stamp_id)).toEqual(all.slice(3, 6).map((s) => s.stamp_id));
+    expect(page.body.data.stampOrder.p3.map((s: any) => s.stamp_id)).toEqual(all.slice(6).map((s) => s.stamp_id));
+    expect(page.body.data.stampOrder.all).toEqual(all.map((s) => ({ stamp_id: s.stamp_id })));
+
+    const badPage = await overHttp(`{ stampOrder(client_id: "${clientId}") { stamps(page: 0, size: 3) { stamp_id } } }`);
+    expect(badPage.body.errors[0].extensions).toMatchObject({ code: 'bad_request', errors: [{ field: 'page' }] });
   });
 });

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bearerTokenOf } from '../../platform/auth/bearer';
 import { AppError } from '../../platform/errors';
+import { ratePolicies, signerCaller, takeRequest } from '../../platform/rate-limit/enforce';
 import { findControlCharacters } from '../../platform/validation/text';
 import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
@@ -94,12 +95,20 @@ async function signerView(em: EntityManager, signer: Signer) {
 export function createSignerApi(services: AppServices): express.Router {
   const router = express.Router();
   const json = express.json({ limit: '16kb' });
+  const policies = ratePolicies(services.config);
   const handle =
     (run: (req: Request, res: Response, em: EntityManager, token: string | null) => Promise<void>) =>
     (req: Request, res: Response, next: NextFunction) => {
+      const token = bearerTokenOf(req.headers.authorization);
+      try {
+        if (token) takeRequest(services.rateLimiter, policies.signer, signerCaller(token), res);
+        else takeRequest(services.rateLimiter, policies.address, req.ip ?? 'unknown', res);
+      } catch (error) {
+        return next(error);
+      }
       const problems = findControlCharacters(req.body, '');
       if (problems.length > 0) return next(AppError.badRequest(problems));
-      run(req, res, services.orm.em.fork(), bearerTokenOf(req.headers.authorization)).catch(next);
+      run(req, res, services.orm.em.fork(), token).catch(next);
     };
   const bodyOf = (req: Request) =>
     (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;

@@ -13,6 +13,7 @@ import { StampInstance, StampOrder } from '../../modules/stamps/stamp-order.enti
 import { SignerOtp } from '../../modules/signer-checks/signer-otp.entity';
 import { Notification } from '../../modules/notifications/notification.entity';
 import { AuditEvent } from '../../modules/audit/audit-event.entity';
+import { RateLimitCounter } from '../rate-limit/rate-limit-counter.entity';
 
 /** Every entity of the service; the ORM is configured from this list only. */
 export const entities = [
@@ -34,4 +35,5 @@ export const entities = [
   SignerOtp,
   Notification,
   AuditEvent,
+  RateLimitCounter,
 ];

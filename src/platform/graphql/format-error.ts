@@ -68,6 +68,16 @@ export function serviceCodeOf(code: unknown, error: unknown): ServiceCode | unde
   return undefined;
 }
 
+/** What a client reads of an AppError: its code and status, the inputs that failed, figures it can act on. */
+function extensionsOf(error: AppError): Record<string, unknown> {
+  return {
+    code: error.code,
+    status: error.status,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.details ?? {}),
+  };
+}
+
 /**
  * AppErrors show their code (and field problems) in `extensions`; refusals of the GraphQL layer get the
  * service's code for them (see serviceCodeOf) and keep their text; anything else is a fault of ours: logged in
@@ -81,7 +91,7 @@ export function formatGraphQLError(log: Logger) {
         message: appError.message,
         path: formatted.path,
         locations: formatted.locations,
-        extensions: { code: appError.code, status: appError.status, ...(appError.errors ? { errors: appError.errors } : {}) },
+        extensions: extensionsOf(appError),
       };
     }
     const known = serviceCodeOf(formatted.extensions?.code, error);
@@ -111,7 +121,7 @@ export function graphqlHttpErrorHandler(log: Logger) {
       errors: [
         {
           message: answer.message,
-          extensions: { code: answer.code, status: answer.status, ...(answer.errors ? { errors: answer.errors } : {}) },
+          extensions: extensionsOf(answer),
         },
       ],
     });

@@ -1,5 +1,17 @@
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
-import { getNullableType, isListType, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  getNullableType,
+  getOperationAST,
+  getVariableValues,
+  isListType,
+  validate,
+  visit,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { Extensions } from 'type-graphql';
 import { AppError } from '../errors';
@@ -41,8 +53,36 @@ const costEstimator: ComplexityEstimator = ({ field, args, childComplexity }) =>
   return 1 + (typeof declared === 'number' ? declared : UNDECLARED_LIST_ITEMS) * childComplexity;
 };
 
-/** Costs of documents without variables, computed once per parsed document (Apollo keeps parsed documents). */
-const fixedCosts = new WeakMap<DocumentNode, Map<string, number>>();
+/**
+ * The variables a document's cost depends on: those given as a `size` argument or to @include/@skip. The
+ * session details read takes its id as a variable, and its cost does not depend on it: weighed once.
+ */
+const costVariablesOf = new WeakMap<DocumentNode, string[]>();
+
+function costVariables(document: DocumentNode): string[] {
+  let names = costVariablesOf.get(document);
+  if (!names) {
+    const found = new Set<string>();
+    visit(document, {
+      Argument(node, _key, parent) {
+        const inDirective = (parent as { kind?: string } | undefined)?.kind === Kind.DIRECTIVE;
+        if (node.name.value !== 'size' && !inDirective) return;
+        visit(node.value, {
+          Variable(variable) {
+            found.add(variable.name.value);
+          },
+        });
+      },
+    });
+    names = [...found].sort();
+    costVariablesOf.set(document, names);
+  }
+  return names;
+}
+
+/** Weighed documents: by operation name and the values of the variables the cost depends on. */
+const costs = new WeakMap<DocumentNode, Map<string, number>>();
+const COSTS_PER_DOCUMENT = 64;
 
 export function operationCost(
   schema: GraphQLSchema,
@@ -50,12 +90,13 @@ export function operationCost(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
 ): number {
-  const hasVariables = document.definitions.some(
-    (definition) => definition.kind === 'OperationDefinition' && (definition.variableDefinitions?.length ?? 0) > 0,
-  );
-  const key = operationName ?? '';
-  const cached = hasVariables ? undefined : fixedCosts.get(document)?.get(key);
+  const key = JSON.stringify([operationName ?? '', costVariables(document).map((name) => variables?.[name] ?? null)]);
+  let byKey = costs.get(document);
+  const cached = byKey?.get(key);
   if (cached !== undefined) return cached;
+  // Variables that execution will refuse cannot be weighed; the refusal is theirs (bad_request), not a cost.
+  const variableDefinitions = getOperationAST(document, operationName)?.variableDefinitions ?? [];
+  if (variableDefinitions.length > 0 && getVariableValues(schema, variableDefinitions, variables ?? {}).errors) return 0;
   let cost: number;
   try {
     cost = getComplexity({
@@ -68,24 +109,31 @@ export function operationCost(
       maxQueryNodes: 20_000,
     });
   } catch {
-    // Only the node bound (or variables that execution refuses anyway) get here: too big to weigh is too big.
+    // Only the node bound gets here (the variables were coerced above): too big to weigh is too big.
     cost = Number.POSITIVE_INFINITY;
   }
-  if (!hasVariables) {
-    const byName = fixedCosts.get(document) ?? new Map<string, number>();
-    byName.set(key, cost);
-    fixedCosts.set(document, byName);
-  }
+  if (!byKey) costs.set(document, (byKey = new Map()));
+  if (byKey.size >= COSTS_PER_DOCUMENT) byKey.clear();
+  byKey.set(key, cost);
   return cost;
 }
 
+const aliasVerdicts = new WeakMap<DocumentNode, Map<number, boolean>>();
+
 /** graphql-armor's rule reports through the validation context, and throws when it is told to propagate. */
 function tooManyAliases(schema: GraphQLSchema, document: DocumentNode, limit: number): boolean {
+  let byLimit = aliasVerdicts.get(document);
+  const known = byLimit?.get(limit);
+  if (known !== undefined) return known;
+  let tooMany: boolean;
   try {
-    return validate(schema, document, [maxAliasesRule({ n: limit })]).length > 0;
+    tooMany = validate(schema, document, [maxAliasesRule({ n: limit })]).length > 0;
   } catch {
-    return true;
+    tooMany = true;
   }
+  if (!byLimit) aliasVerdicts.set(document, (byLimit = new Map()));
+  byLimit.set(limit, tooMany);
+  return tooMany;
 }
 
 /**
@@ -112,4 +160,29 @@ export function checkOperationLimits(
       details: { cost: Number.isFinite(cost) ? cost : null, limit: limits.maxCost },
     });
   }
+}
+
+/** The refusal as a GraphQL error whose original error is the AppError, so both transports format it alike. */
+export function asGraphQLError(error: AppError): GraphQLError {
+  return new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.status } } });
+}
+
+/**
+ * Apollo's part: each operation is weighed once Apollo has parsed and validated it and knows which operation
+ * runs (its variables as sent), before anything executes.
+ */
+export function operationLimitsPlugin(limits: OperationLimits): ApolloServerPlugin<BaseContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operationName, request }) {
+          try {
+            checkOperationLimits(schema, document, operationName, request.variables, limits);
+          } catch (error) {
+            throw error instanceof AppError ? asGraphQLError(error) : error;
+          }
+        },
+      };
+    },
+  };
 }

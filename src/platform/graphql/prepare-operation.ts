@@ -9,7 +9,9 @@ import {
   type GraphQLSchema,
   type ValidationRule,
 } from 'graphql';
+import { AppError } from '../errors';
 import { isServiceCode } from './format-error';
+import { asGraphQLError, checkOperationLimits, type OperationLimits } from './operation-limits';
 
 export interface OperationRequest {
   query: string;
@@ -24,8 +26,8 @@ export interface PreparedOperation {
 }
 
 /**
- * What Apollo's pipeline checks before it executes (syntax, validation with our rules, which operation,
- * variables), for graphql-ws, which would otherwise parse unguarded (a syntax error closed the whole socket
+ * What Apollo's pipeline checks before it executes (syntax within the token limit, validation with our rules,
+ * which operation, variables, then the operation limits), for graphql-ws, which would otherwise parse unguarded (a syntax error closed the whole socket
  * with 4500) and send rule errors without a code (`internal_error`). Each refusal carries the code HTTP
  * gives the same document: a rule's own service code, `bad_request` otherwise. graphql-ws answers them
  * with an `error` message for that operation only; the socket and its other operations go on.
@@ -33,11 +35,12 @@ export interface PreparedOperation {
 export function prepareOperation(
   schema: GraphQLSchema,
   rules: readonly ValidationRule[],
+  limits: OperationLimits,
   request: OperationRequest,
 ): PreparedOperation | GraphQLError[] {
   let document: DocumentNode;
   try {
-    document = parse(request.query);
+    document = parse(request.query, { maxTokens: limits.maxTokens });
   } catch (error) {
     if (error instanceof GraphQLError) return [refusal(error)];
     throw error;
@@ -55,6 +58,12 @@ export function prepareOperation(
   // coerces the raw values again (coercing coerced values is not safe for every scalar).
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 50 });
   if (coerced.errors) return coerced.errors.map(refusal);
+  try {
+    checkOperationLimits(schema, document, request.operationName, request.variables, limits);
+  } catch (error) {
+    if (error instanceof AppError) return [asGraphQLError(error)];
+    throw error;
+  }
   return { document, operationName: request.operationName, variableValues: request.variables };
 }
 

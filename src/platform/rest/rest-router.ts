@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { GraphQLSchema } from 'graphql';
 import { authenticateHeader } from '../auth/authenticate';
 import { AppError, findAppError } from '../errors';
+import { ratePolicies, takeRequest } from '../rate-limit/enforce';
 import type { AppServices } from '../services';
 import { sendError, sendSuccess } from './envelope';
 import { checkArguments, routeArguments } from './check-arguments';
@@ -17,6 +18,7 @@ const JSON_BODY_LIMIT = '1mb';
  */
 export function createRestRouter(services: AppServices, schema: GraphQLSchema, routes: RestRoute[]): express.Router {
   const sofa = createSofaHandler(services, schema, routes);
+  const policies = ratePolicies(services.config);
   const openApi = patchOpenApi(sofa.openAPIDocument, routes, services.config.publicUrl);
   const router = express.Router();
   const rawBody = express.raw({ type: () => true, limit: JSON_BODY_LIMIT });
@@ -39,7 +41,12 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
         throw new AppError('method_not_allowed');
       }
       const actor = await authenticateHeader(services, req.headers.authorization);
-      if (!actor) throw new AppError('unauthorized');
+      if (!actor) {
+        // Refused credentials count against the client's address, so guessing tokens is throttled too.
+        takeRequest(services.rateLimiter, policies.address, req.ip ?? 'unknown', res);
+        throw new AppError('unauthorized');
+      }
+      takeRequest(services.rateLimiter, policies.token, actor.tokenId, res);
       res.locals.actor = actor;
 
       if (route.multipart) {

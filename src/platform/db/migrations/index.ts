@@ -11,6 +11,7 @@ import { Migration20261122003820_Signing } from './Migration20261122003820_Signi
 import { Migration20261122004347_SandboxEsp } from './Migration20261122004347_SandboxEsp';
 import { Migration20261122014115_SignerJourney } from './Migration20261122014115_SignerJourney';
 import { Migration20261123202841_ListOrder } from './Migration20261123202841_ListOrder';
+import { Migration20261123205121_RateLimits } from './Migration20261123205121_RateLimits';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122004347_SandboxEsp', class: Migration20261122004347_SandboxEsp },
   { name: 'Migration20261122014115_SignerJourney', class: Migration20261122014115_SignerJourney },
   { name: 'Migration20261123202841_ListOrder', class: Migration20261123202841_ListOrder },
+  { name: 'Migration20261123205121_RateLimits', class: Migration20261123205121_RateLimits },
 ];
