@@ -12,11 +12,33 @@
  *       sha256WithRSAEncryption, signature } } } }
  * No signing-time attribute: PAdES carries the time in the signature dictionary (/M).
  *
- * The ASN.1 is written and read with the small DER codec below (Node's crypto does the RSA, hashing and
+ * The ASN.1 is written and read with the small DER codec of ./der.ts (Node's crypto does the RSA, hashing and
  * X.509): certificates and names are copied into the CMS byte for byte, and the verifier hashes the signed
  * attributes exactly as they were transmitted, with no decode/re-encode round trip that could alter them.
+ *
+ * The CMS verified comes from PDFs anyone can upload: parsing it refuses with `DerError` only (reported as a
+ * "malformed CMS" problem; `verifyDetachedCms` never throws for any bytes), allocates no buffer larger than the
+ * input, and its work grows linearly with the input (see der.ts and test/security/der-fuzz.test.ts).
  */
 import { constants, createHash, createPrivateKey, createSign, createVerify, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  children,
+  contentOf,
+  der,
+  DerError,
+  derSetOf,
+  expectTag,
+  integer,
+  oid,
+  raw,
+  readOid,
+  readRoot,
+  readTime,
+  TAG,
+  type Tlv,
+} from './der';
+
+export { DerError } from './der';
 
 export interface SigningIdentity {
   privateKeyPem: string;
@@ -80,18 +102,11 @@ const RSA_SIGNATURE_DIGEST_BY_OID: Readonly<Record<string, string>> = {
   '1.2.840.113549.1.1.13': 'sha512',
 };
 
-const TAG = {
-  integer: 0x02,
-  octetString: 0x04,
-  null: 0x05,
-  oid: 0x06,
-  utcTime: 0x17,
-  generalizedTime: 0x18,
-  sequence: 0x30,
-  set: 0x31,
-  context0: 0xa0,
-  context4: 0xa4,
-} as const;
+/**
+ * At most this many certificates in one CMS: a signer and its chain are a handful, and with trust anchors the
+ * chain search verifies up to (count squared) certificate signatures.
+ */
+export const MAX_CMS_CERTIFICATES = 32;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Signing
@@ -216,38 +231,50 @@ export async function verifyDetachedCms(
     problems: [],
   };
   try {
-    verifyInto(result, parseSignedData(asBuffer(cms)), asBuffer(content), roots, options.at);
+    verifyInto(result, parseSignedData(cms), asBuffer(content), roots, options.at);
   } catch (error) {
-    if (!(error instanceof CmsFormatError)) throw error;
+    if (!(error instanceof DerError)) throw error;
     result.problems.push(`malformed CMS: ${error.message}`);
   }
   return result;
 }
 
-class CmsFormatError extends Error {}
-
-interface ParsedSignerInfo {
+/**
+ * The parts of a SignedData that verification reads. Every Buffer is a view of the parsed input (`subarray`),
+ * never a copy.
+ */
+export interface ParsedSignerInfo {
+  /** The sid's issuer Name and serialNumber INTEGER (whole TLVs); null when the sid is a subjectKeyIdentifier. */
   issuer: Buffer | null;
   serial: Buffer | null;
   digestOid: string;
-  /** The signed attributes re-tagged as SET OF (what the signature covers), or null when absent. */
+  /**
+   * The signed attributes as transmitted ([0] IMPLICIT, whole TLV), or null when absent. The signature covers
+   * them re-tagged as SET OF: tag 0x31, then `signedAttrs.subarray(1)`.
+   */
   signedAttrs: Buffer | null;
+  /** Each attribute's values (whole TLVs), by attribute type. */
   attributes: Map<string, Buffer[]>;
   signatureOid: string;
   signature: Buffer;
 }
 
-interface ParsedSignedData {
+export interface ParsedSignedData {
   eContentType: string;
   certificates: X509Certificate[];
   signerInfo: ParsedSignerInfo;
 }
 
-function parseSignedData(bytes: Buffer): ParsedSignedData {
-  const contentInfo = expectTag(readTlv(bytes, 0, bytes.length), TAG.sequence, 'ContentInfo');
-  if (bytes.subarray(contentInfo.end).some((byte) => byte !== 0)) throw new CmsFormatError('unexpected bytes after ContentInfo');
+/**
+ * The parse step of `verifyDetachedCms`: a ContentInfo holding a SignedData with exactly one SignerInfo, followed
+ * by nothing but zero bytes (the padding of a PDF /Contents). Any other bytes: `DerError`, and nothing else.
+ */
+export function parseSignedData(cms: Uint8Array): ParsedSignedData {
+  const bytes = asBuffer(cms);
+  const contentInfo = expectTag(readRoot(bytes), TAG.sequence, 'ContentInfo');
+  if (bytes.subarray(contentInfo.end).some((byte) => byte !== 0)) throw new DerError('unexpected bytes after ContentInfo');
   const [contentType, explicit] = children(bytes, contentInfo);
-  if (readOid(bytes, contentType) !== OID.signedData) throw new CmsFormatError('ContentInfo is not id-signedData');
+  if (readOid(bytes, contentType) !== OID.signedData) throw new DerError('ContentInfo is not id-signedData');
   expectTag(explicit, TAG.context0, 'ContentInfo content');
   const signedData = expectTag(children(bytes, explicit)[0], TAG.sequence, 'SignedData');
 
@@ -258,15 +285,12 @@ function parseSignedData(bytes: Buffer): ParsedSignedData {
   const certificateSet = parts.find((part, index) => index > 2 && part.tag === TAG.context0);
   for (const certificate of certificateSet ? children(bytes, certificateSet) : []) {
     if (certificate.tag !== TAG.sequence) continue; // other CertificateChoices (attribute certificates...)
-    try {
-      certificates.push(new X509Certificate(raw(bytes, certificate)));
-    } catch (error) {
-      throw new CmsFormatError(`a carried certificate does not parse: ${(error as Error).message}`);
-    }
+    if (certificates.length === MAX_CMS_CERTIFICATES) throw new DerError(`more than ${MAX_CMS_CERTIFICATES} certificates`);
+    certificates.push(parseCertificate(raw(bytes, certificate)));
   }
   const signerInfos = expectTag(parts[parts.length - 1], TAG.set, 'signerInfos');
-  const infos = children(bytes, signerInfos);
-  if (infos.length !== 1) throw new CmsFormatError(`expected exactly one SignerInfo, found ${infos.length}`);
+  const infos = children(bytes, signerInfos, 2);
+  if (infos.length !== 1) throw new DerError(`expected exactly one SignerInfo, found ${infos.length}`);
   return { eContentType, certificates, signerInfo: parseSignerInfo(bytes, expectTag(infos[0], TAG.sequence, 'SignerInfo')) };
 }
 
@@ -285,12 +309,11 @@ function parseSignerInfo(bytes: Buffer, signerInfo: Tlv): ParsedSignerInfo {
   const attributes = new Map<string, Buffer[]>();
   if (rest[0]?.tag === TAG.context0) {
     const attrs = rest.shift()!;
-    signedAttrs = Buffer.from(raw(bytes, attrs));
-    signedAttrs[0] = TAG.set;
+    signedAttrs = raw(bytes, attrs);
     for (const attr of children(bytes, attrs)) {
       const [type, values] = children(bytes, expectTag(attr, TAG.sequence, 'Attribute'));
       const typeOid = readOid(bytes, type);
-      if (attributes.has(typeOid)) throw new CmsFormatError(`attribute ${typeOid} appears twice`);
+      if (attributes.has(typeOid)) throw new DerError(`attribute ${typeOid} appears twice`);
       attributes.set(
         typeOid,
         children(bytes, expectTag(values, TAG.set, 'attribute values')).map((value) => raw(bytes, value)),
@@ -324,15 +347,13 @@ function verifyInto(
   else if (!contentType || oidFromTlv(contentType) !== parsed.eContentType || parsed.eContentType !== OID.data)
     problems.push('the content-type attribute is missing or is not id-data');
   else {
-    result.digestValid = contentOf(messageDigest, readTlv(messageDigest, 0, messageDigest.length)).equals(
-      hash(digestName, content),
-    );
+    result.digestValid = contentOf(messageDigest, readRoot(messageDigest)).equals(hash(digestName, content));
     if (!result.digestValid) problems.push('messageDigest does not match the content (the signed bytes were changed)');
   }
 
   const signer =
     info.issuer && info.serial
-      ? certificates.find((certificate) => matchesIssuerSerial(certificate.raw, info.issuer!, info.serial!))
+      ? certificates.find((certificate) => matchesIssuerSerial(certificate, info.issuer!, info.serial!))
       : undefined;
   if (!signer) {
     problems.push(
@@ -347,13 +368,16 @@ function verifyInto(
 
   // Signature over the signed attributes (or, without them, over the content itself).
   const signatureDigest = info.signatureOid === OID.rsaEncryption ? digestName : RSA_SIGNATURE_DIGEST_BY_OID[info.signatureOid];
+  const publicKey = publicKeyOf(signer);
   if (!signatureDigest) problems.push(`unsupported signature algorithm ${info.signatureOid}`);
-  else if (signer.publicKey.asymmetricKeyType !== 'rsa') problems.push('the signer certificate does not hold an RSA key');
+  else if (!publicKey) problems.push('the public key of the signer certificate does not decode');
+  else if (publicKey.asymmetricKeyType !== 'rsa') problems.push('the signer certificate does not hold an RSA key');
   else {
     try {
-      result.signatureValid = createVerify(signatureDigest)
-        .update(info.signedAttrs ?? content)
-        .verify({ key: signer.publicKey, padding: constants.RSA_PKCS1_PADDING }, info.signature);
+      const verifier = createVerify(signatureDigest);
+      if (info.signedAttrs) verifier.update(SET_OF_TAG).update(info.signedAttrs.subarray(1));
+      else verifier.update(content);
+      result.signatureValid = verifier.verify({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, info.signature);
     } catch {
       result.signatureValid = false;
     }
@@ -378,13 +402,16 @@ function verifyInto(
   }
 }
 
+/** The tag the signed attributes have when signed (SET OF), instead of their [0] IMPLICIT in the SignerInfo. */
+const SET_OF_TAG = Buffer.from([TAG.set]);
+
 function checkSigningCertificateV2(value: Buffer | undefined, signerDer: Buffer, problems: string[]): boolean {
   if (!value) {
     problems.push('no signing-certificate-v2 attribute');
     return false;
   }
   try {
-    const certs = expectTag(children(value, readTlv(value, 0, value.length))[0], TAG.sequence, 'SigningCertificateV2 certs');
+    const certs = expectTag(children(value, readRoot(value))[0], TAG.sequence, 'SigningCertificateV2 certs');
     const fields = children(value, expectTag(children(value, certs)[0], TAG.sequence, 'ESSCertIDv2'));
     let digestName: string | undefined = 'sha256';
     if (fields[0]?.tag === TAG.sequence) digestName = DIGEST_BY_OID[readOid(value, children(value, fields.shift()!)[0])];
@@ -405,7 +432,7 @@ function checkSigningCertificateV2(value: Buffer | undefined, signerDer: Buffer,
     }
     return true;
   } catch (error) {
-    if (!(error instanceof CmsFormatError)) throw error;
+    if (!(error instanceof DerError)) throw error;
     problems.push(`the signing-certificate-v2 attribute is malformed: ${error.message}`);
     return false;
   }
@@ -429,16 +456,14 @@ function checkChain(
       return false;
     }
     if (roots.some((root) => root.raw.equals(current.raw))) return true;
-    const root = roots.find((candidate) => current.checkIssued(candidate) && current.verify(candidate.publicKey));
+    const root = roots.find((candidate) => issuedBy(current, candidate));
     if (root) {
       if (validAt(root, at)) return true;
       problems.push(`trusted root "${formatName(root.subject)}" was not valid at ${when} (${root.validFrom} to ${root.validTo})`);
       return false;
     }
     seen.add(current.fingerprint256);
-    const issuer = carried.find(
-      (candidate) => !seen.has(candidate.fingerprint256) && current.checkIssued(candidate) && current.verify(candidate.publicKey),
-    );
+    const issuer = carried.find((candidate) => !seen.has(candidate.fingerprint256) && issuedBy(current, candidate));
     if (!issuer) {
       problems.push(
         `the chain of "${formatName(signer.subject)}" does not reach a trusted root (it ends at "${formatName(current.subject)}")`,
@@ -453,13 +478,37 @@ function checkChain(
   }
 }
 
+/** `issuer` issued `certificate` and signed it (false when its public key does not decode). */
+function issuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
+  if (!certificate.checkIssued(issuer)) return false;
+  const key = publicKeyOf(issuer);
+  try {
+    return !!key && certificate.verify(key);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The certificate's public key, or null when OpenSSL cannot decode it: it parses certificates without decoding
+ * their key, so `X509Certificate.publicKey` throws ("decode error") for a carried certificate whose
+ * SubjectPublicKeyInfo is damaged.
+ */
+function publicKeyOf(certificate: X509Certificate): KeyObject | null {
+  try {
+    return certificate.publicKey;
+  } catch {
+    return null;
+  }
+}
+
 function validAt(certificate: X509Certificate, at: Date): boolean {
   return new Date(certificate.validFrom).getTime() <= at.getTime() && at.getTime() <= new Date(certificate.validTo).getTime();
 }
 
 /** Node prints a name one RDN a line, most significant first; RFC 4514 order is the reverse, comma-separated. */
-function formatName(multiline: string): string {
-  return multiline.split('\n').reverse().join(', ');
+function formatName(multiline: string | undefined): string {
+  return (multiline ?? '').split('\n').reverse().join(', ');
 }
 
 function hash(algorithm: string, data: Uint8Array): Buffer {
@@ -479,55 +528,40 @@ function asBuffer(bytes: Uint8Array): Buffer {
 // ---------------------------------------------------------------------------------------------------------------
 // Certificates
 
-/** The issuer Name and the serialNumber INTEGER (whole TLVs, as encoded) of a DER certificate. */
-function issuerAndSerial(certificateDer: Buffer): { issuer: Buffer; serial: Buffer } {
-  const certificate = readTlv(certificateDer, 0, certificateDer.length);
-  const tbs = children(certificateDer, children(certificateDer, certificate)[0]);
-  if (tbs[0].tag === TAG.context0) tbs.shift(); // [0] EXPLICIT version
-  return { serial: raw(certificateDer, tbs[0]), issuer: raw(certificateDer, tbs[2]) };
+/**
+ * A certificate carried in a CMS, parsed by OpenSSL. Node's X509Certificate reads PEM before DER, and PEM text
+ * may start anywhere in the buffer: a SEQUENCE whose contents are a PEM certificate would become that other
+ * certificate, not the bytes every other verifier reads. Such a value is refused.
+ */
+function parseCertificate(bytes: Buffer): X509Certificate {
+  if (bytes.includes(PEM_BEGIN)) throw new DerError('a carried certificate holds PEM text');
+  try {
+    return new X509Certificate(bytes);
+  } catch (error) {
+    throw new DerError(`a carried certificate does not parse: ${(error as Error).message}`);
+  }
 }
 
-function matchesIssuerSerial(certificateDer: Buffer, issuer: Buffer, serial: Buffer): boolean {
-  const own = issuerAndSerial(certificateDer);
+const PEM_BEGIN = Buffer.from('-----BEGIN', 'latin1');
+
+/** The issuer Name and the serialNumber INTEGER (whole TLVs, as encoded) of a DER certificate. */
+function issuerAndSerial(certificateDer: Buffer): { issuer: Buffer; serial: Buffer } {
+  const certificate = expectTag(readRoot(certificateDer), TAG.sequence, 'Certificate');
+  const tbs = children(certificateDer, expectTag(children(certificateDer, certificate)[0], TAG.sequence, 'tbsCertificate'));
+  if (tbs[0]?.tag === TAG.context0) tbs.shift(); // [0] EXPLICIT version
+  return {
+    serial: raw(certificateDer, expectTag(tbs[0], TAG.integer, 'serialNumber')),
+    issuer: raw(certificateDer, expectTag(tbs[2], TAG.sequence, 'issuer')),
+  };
+}
+
+function matchesIssuerSerial(certificate: X509Certificate, issuer: Buffer, serial: Buffer): boolean {
+  const own = issuerAndSerial(certificate.raw);
   return own.issuer.equals(issuer) && own.serial.equals(serial);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// A minimal DER writer
-
-function der(tag: number, ...content: Uint8Array[]): Buffer {
-  const body = Buffer.concat(content);
-  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
-}
-
-/** A SET OF in DER: the element encodings in ascending byte order (X.690 11.6). */
-function derSetOf(tag: number, elements: Buffer[]): Buffer {
-  return der(tag, ...[...elements].sort(Buffer.compare));
-}
-
-function derLength(length: number): Buffer {
-  if (length < 0x80) return Buffer.from([length]);
-  const bytes: number[] = [];
-  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) bytes.unshift(rest % 256);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-function integer(value: number): Buffer {
-  if (!Number.isInteger(value) || value < 0 || value > 0x7f)
-    throw new RangeError('integer() writes small non-negative values only');
-  return der(TAG.integer, Buffer.from([value]));
-}
-
-function oid(dotted: string): Buffer {
-  const arcs = dotted.split('.').map(Number);
-  const bytes: number[] = [];
-  for (const arc of [arcs[0] * 40 + arcs[1], ...arcs.slice(2)]) {
-    const group = [arc % 128];
-    for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128)) group.unshift(0x80 | (rest % 128));
-    bytes.push(...group);
-  }
-  return der(TAG.oid, Buffer.from(bytes));
-}
+// CMS pieces written with the DER codec
 
 /** AlgorithmIdentifier; parameters absent unless given (RFC 5754: absent for SHA-2, NULL for RSA). */
 function algorithm(dotted: string, parameters?: Buffer): Buffer {
@@ -538,99 +572,6 @@ function attribute(type: string, value: Buffer): Buffer {
   return der(TAG.sequence, oid(type), der(TAG.set, value));
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// A minimal DER (and BER definite/indefinite length) reader that keeps byte offsets
-
-interface Tlv {
-  tag: number;
-  start: number;
-  contentStart: number;
-  contentEnd: number;
-  end: number;
-}
-
-function readTlv(bytes: Buffer, position: number, limit: number, depth = 0): Tlv {
-  if (depth > 64) throw new CmsFormatError('nested too deeply');
-  if (position + 2 > limit) throw new CmsFormatError('truncated');
-  const tag = bytes[position];
-  if ((tag & 0x1f) === 0x1f) throw new CmsFormatError('high tag numbers are not supported');
-  let cursor = position + 1;
-  const first = bytes[cursor++];
-  if (first === 0x80) {
-    if (!(tag & 0x20)) throw new CmsFormatError('indefinite length on a primitive value');
-    for (let child = cursor; ; child = readTlv(bytes, child, limit, depth + 1).end) {
-      if (child + 2 > limit) throw new CmsFormatError('truncated indefinite-length value');
-      if (bytes[child] === 0 && bytes[child + 1] === 0)
-        return { tag, start: position, contentStart: cursor, contentEnd: child, end: child + 2 };
-    }
-  }
-  let length = first;
-  if (first & 0x80) {
-    const count = first & 0x7f;
-    if (count > 4 || cursor + count > limit) throw new CmsFormatError('bad length');
-    length = 0;
-    for (let i = 0; i < count; i++) length = length * 256 + bytes[cursor++];
-  }
-  if (cursor + length > limit) throw new CmsFormatError('truncated');
-  return { tag, start: position, contentStart: cursor, contentEnd: cursor + length, end: cursor + length };
-}
-
-function children(bytes: Buffer, parent: Tlv): Tlv[] {
-  if (!(parent.tag & 0x20)) throw new CmsFormatError(`expected a constructed value, found tag 0x${parent.tag.toString(16)}`);
-  const list: Tlv[] = [];
-  for (let position = parent.contentStart; position < parent.contentEnd;) {
-    const child = readTlv(bytes, position, parent.contentEnd);
-    list.push(child);
-    position = child.end;
-  }
-  return list;
-}
-
-function expectTag(tlv: Tlv | undefined, tag: number, what: string): Tlv {
-  if (!tlv) throw new CmsFormatError(`${what} is missing`);
-  if (tlv.tag !== tag) throw new CmsFormatError(`${what}: expected tag 0x${tag.toString(16)}, found 0x${tlv.tag.toString(16)}`);
-  return tlv;
-}
-
-function raw(bytes: Buffer, tlv: Tlv): Buffer {
-  return bytes.subarray(tlv.start, tlv.end);
-}
-
-function contentOf(bytes: Buffer, tlv: Tlv): Buffer {
-  return bytes.subarray(tlv.contentStart, tlv.contentEnd);
-}
-
-function readOid(bytes: Buffer, tlv: Tlv | undefined): string {
-  const value = contentOf(bytes, expectTag(tlv, TAG.oid, 'OBJECT IDENTIFIER'));
-  const arcs: number[] = [];
-  let arc = 0;
-  for (const byte of value) {
-    arc = arc * 128 + (byte & 0x7f);
-    if (byte & 0x80) continue;
-    if (arcs.length === 0) arcs.push(arc < 80 ? Math.floor(arc / 40) : 2, arc < 80 ? arc % 40 : arc - 80);
-    else arcs.push(arc);
-    arc = 0;
-  }
-  if (value.length === 0 || value[value.length - 1] & 0x80) throw new CmsFormatError('bad OBJECT IDENTIFIER');
-  return arcs.join('.');
-}
-
 function oidFromTlv(encoded: Buffer): string {
-  return readOid(encoded, readTlv(encoded, 0, encoded.length));
-}
-
-/** A signing-time value: UTCTime (YYMMDDHHMMSSZ) or GeneralizedTime (YYYYMMDDHHMMSS[.f]Z). */
-function readTime(encoded: Buffer): Date {
-  const tlv = readTlv(encoded, 0, encoded.length);
-  const text = contentOf(encoded, tlv).toString('latin1');
-  const match =
-    tlv.tag === TAG.utcTime
-      ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(text)
-      : tlv.tag === TAG.generalizedTime
-        ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.\d+)?Z$/.exec(text)
-        : null;
-  if (!match) throw new CmsFormatError(`bad signing-time ${JSON.stringify(text)}`);
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number);
-  const fullYear = tlv.tag === TAG.utcTime ? (year < 50 ? 2000 + year : 1900 + year) : year;
-  return new Date(Date.UTC(fullYear, month - 1, day, hour, minute, second));
+  return readOid(encoded, readRoot(encoded));
 }
