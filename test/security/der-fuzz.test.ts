@@ -582,7 +582,7 @@ describe('the DER reader refuses malformed input cleanly (fast-check)', () => {
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1 << 20);
   });
 
-  describe('what the fuzzing found (each failed before its fix)', () => {
+  describe('bugs found on the way: the first by the fuzzer, the others by reading the reader (each failed before its fix)', () => {
     it('a carried signer certificate whose public key does not decode: a problem, not "decode error" thrown', async () => {
       // Every RSA SubjectPublicKeyInfo: the RSAPublicKey SEQUENCE inside the BIT STRING becomes a SET. OpenSSL
       // still parses the certificate; only X509Certificate.publicKey throws.
