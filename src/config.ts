@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
@@ -70,6 +71,16 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(500_000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).max(1000).default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000),
+  // One core stays with the event loop; work on uploaded bytes gets the rest.
+  WORKER_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(Math.max(1, os.availableParallelism() - 1)),
+  WORKER_QUEUE_MAX: z.coerce.number().int().min(1).max(10_000).default(64),
+  WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
+  WORKER_MAX_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -118,6 +129,8 @@ export interface AppConfig {
   rateLimits: { perToken: number; perSigner: number; perAddress: number };
   /** What one GraphQL operation may ask for, on HTTP and graphql-ws alike. */
   graphql: { maxCost: number; maxAliases: number; maxTokens: number };
+  /** The worker threads that parse and verify uploaded bytes. */
+  workers: { threads: number; maxQueue: number; taskTimeoutMs: number; maxMemoryMb: number };
 }
 
 /** Where messages go (docs/api.md, Notifications): each channel without a provider ends in the outbox table. */
@@ -241,6 +254,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       perAddress: env.RATE_LIMIT_PER_ADDRESS,
     },
     graphql: { maxCost: env.GRAPHQL_MAX_COST, maxAliases: env.GRAPHQL_MAX_ALIASES, maxTokens: env.GRAPHQL_MAX_TOKENS },
+    workers: {
+      threads: env.WORKER_THREADS,
+      maxQueue: env.WORKER_QUEUE_MAX,
+      taskTimeoutMs: env.WORKER_TASK_TIMEOUT_MS,
+      maxMemoryMb: env.WORKER_MAX_MEMORY_MB,
+    },
   };
 }
 

@@ -6,12 +6,22 @@ import { openOrm } from './db/orm';
 import { EventBus } from './events/event-bus';
 import { leanRows } from './db/lean-sql';
 import { RateLimiter } from './rate-limit/rate-limiter';
+import { WorkerPool } from './workers/worker-pool';
 import { createFaceMatcher } from '../modules/face/face-matcher';
 import { createQueues, startWorkers, type JobDefinition } from './jobs/jobs';
 import type { Logger } from './logger';
 import type { AppServices } from './services';
 import { createBlobStore } from './storage';
 import { UrlSigner } from './storage/signed-urls';
+
+/**
+ * The pool's tasks (src/untrusted-bytes.worker.ts) run compiled: from dist/ beside this file, or, when vitest
+ * runs the sources, from the dist/ that `npm test` builds first.
+ */
+const UNTRUSTED_WORK_FILE =
+  path.extname(__filename) === '.ts'
+    ? path.resolve(__dirname, '../../dist/src/untrusted-bytes.worker.js')
+    : path.resolve(__dirname, '../untrusted-bytes.worker.js');
 
 export const EMBEDDED_DATABASE_NAME = 'esign';
 
@@ -68,12 +78,14 @@ export async function startServices(
     urls: new UrlSigner(config.urlSigningSecret, config.publicUrl),
     events,
     faces: createFaceMatcher(),
+    untrusted: new WorkerPool({ filename: UNTRUSTED_WORK_FILE, ...config.workers }),
     rateLimiter: new RateLimiter(
       (text, values) => leanRows(orm, text, values),
       (error) => log.warn({ err: error }, 'rate limit counts not shared this time; kept for the next flush'),
     ),
     stop: async () => {
       await services.rateLimiter.stop();
+      await services.untrusted.close();
       await services.faces.close();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
       await events.stop();

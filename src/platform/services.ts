@@ -5,6 +5,7 @@ import type { Orm } from './db/orm';
 import type { EventBus } from './events/event-bus';
 import type { Logger } from './logger';
 import type { RateLimiter } from './rate-limit/rate-limiter';
+import type { WorkerPool } from './workers/worker-pool';
 import type { BlobStore } from './storage/blob-store';
 import type { UrlSigner } from './storage/signed-urls';
 
@@ -21,4 +22,6 @@ export interface AppServices {
   faces: FaceMatcher;
   /** Request quotas per access token, signer token and client address, shared through PostgreSQL. */
   rateLimiter: RateLimiter;
+  /** Worker threads for work on attacker-supplied bytes (PDF parsing and verification, images). */
+  untrusted: WorkerPool;
 }
