@@ -1,29 +1,52 @@
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
-import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware, type MiddlewareFn } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
 import { PageArgs } from '../../platform/graphql/paging';
 import { FileInfoType, FilePageType, UploadedFileType, toFileInfo, toUploadedFile } from './file.types';
 import { getOwnFile, listOwnFiles } from './read-files';
-import { uploadFile } from './upload-file';
+import { uploadFile, uploadStreamRefusal, type IncomingFile } from './upload-file';
 import type { FileKind } from './stored-file.entity';
 
 async function uploadFrom(ctx: RequestContext, kind: FileKind, file: Promise<FileUpload>): Promise<UploadedFileType> {
-  const upload = await file;
-  const stored = await uploadFile({ em: ctx.em, blobs: ctx.services.blobs }, ctx.actor, kind, {
-    filename: upload.filename,
-    stream: upload.createReadStream(),
-  });
+  let incoming: IncomingFile;
+  try {
+    // createReadStream throws when the part already failed (or the request is over).
+    const upload = await file;
+    incoming = { filename: upload.filename, stream: upload.createReadStream() };
+  } catch (error) {
+    throw uploadStreamRefusal(kind, error);
+  }
+  const stored = await uploadFile({ em: ctx.em, blobs: ctx.services.blobs }, ctx.actor, kind, incoming);
   return toUploadedFile(stored);
 }
+
+/**
+ * The `file` argument is graphql-upload-ts's promise of the part; TypeGraphQL awaits it while it gathers the
+ * arguments, before the resolver runs. A request that ended before the part began (or whose multipart
+ * parser failed) rejects it with a bare busboy or http-errors error, which would answer `internal_error`:
+ * awaited here first, it answers the same `bad_request` (or `file_too_large`) as REST.
+ */
+const refuseFailedUpload =
+  (kind: FileKind): MiddlewareFn =>
+  async ({ args }, next) => {
+    try {
+      await (args as { file?: unknown }).file;
+    } catch (error) {
+      throw uploadStreamRefusal(kind, error);
+    }
+    return next();
+  };
 
 @Resolver(() => FileInfoType)
 export class FileResolver {
   @Mutation(() => UploadedFileType, { description: 'Upload a PDF (at most 50 MB, not password-protected).' })
+  @UseMiddleware(refuseFailedUpload('pdf'))
   uploadPdf(@Arg('file', () => GraphQLUpload) file: Promise<FileUpload>, @Ctx() ctx: RequestContext): Promise<UploadedFileType> {
     return uploadFrom(ctx, 'pdf', file);
   }
 
   @Mutation(() => UploadedFileType, { description: 'Upload a JPEG or PNG image (at most 10 MB).' })
+  @UseMiddleware(refuseFailedUpload('asset'))
   uploadAsset(
     @Arg('file', () => GraphQLUpload) file: Promise<FileUpload>,
     @Ctx() ctx: RequestContext,

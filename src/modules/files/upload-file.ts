@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
+import { malformedMultipart } from '../../platform/rest/multipart';
 import type { BlobStore } from '../../platform/storage/blob-store';
 import { SpoolLimitExceeded, spoolToTempFile } from '../../platform/storage/spool';
 import type { Actor } from '../users/access-tokens';
@@ -21,6 +22,11 @@ export const UPLOAD_LIMITS: Record<FileKind, number> = { pdf: MAX_PDF_BYTES, ass
 export interface IncomingFile {
   filename: string | undefined;
   stream: Readable;
+  /**
+   * Settles when the whole request body has been read: rejected (`bad_request`) when the form turned out
+   * malformed after the file part. Nothing is kept before it is fulfilled. Absent: the transport checks.
+   */
+  complete?: Promise<void>;
 }
 
 export interface UploadDeps {
@@ -35,14 +41,11 @@ export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind,
   try {
     spooled = await spoolToTempFile(incoming.stream, limit);
   } catch (error) {
-    if (error instanceof SpoolLimitExceeded || isUpstreamSizeLimit(error)) {
-      throw new AppError('file_too_large', {
-        errors: [{ field: 'file', problem: `larger than ${limit} bytes` }],
-      });
-    }
-    throw error;
+    throw uploadStreamRefusal(kind, error);
   }
   try {
+    // The file part ended well; the form around it must too (a final boundary, no truncated part after it).
+    if (incoming.complete) await incoming.complete;
     if (spooled.size === 0) {
       throw kind === 'pdf'
         ? new AppError('file_empty', { errors: [{ field: 'file', problem: 'no bytes' }] })
@@ -77,10 +80,33 @@ export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind,
   }
 }
 
+/**
+ * What a failure to receive the upload means for the client. Over the limit: `file_too_large`. The body
+ * ended inside the part, was malformed, or the client went away (busboy's "Unexpected end of form",
+ * graphql-upload-ts's errors, a premature close): `bad_request` naming the body. A system error (the
+ * temporary file could not be written or read) is a fault of the service and stays what it is (a 500).
+ */
+export function uploadStreamRefusal(kind: FileKind, error: unknown): unknown {
+  if (error instanceof SpoolLimitExceeded || isUpstreamSizeLimit(error)) {
+    return new AppError('file_too_large', {
+      errors: [{ field: 'file', problem: `larger than ${UPLOAD_LIMITS[kind]} bytes` }],
+    });
+  }
+  if (error instanceof AppError) return error;
+  if (isSystemError(error)) return error;
+  return malformedMultipart(error);
+}
+
 /** graphql-upload-ts fails the stream itself when its own cap is passed. */
 function isUpstreamSizeLimit(error: unknown): boolean {
   const e = error as { code?: string; status?: number } | undefined;
   return e?.code === 'FILE_TOO_LARGE' || e?.status === 413;
+}
+
+/** Node's errors from the operating system (ENOSPC, EACCES...) carry the failed system call. */
+function isSystemError(error: unknown): boolean {
+  const e = error as { syscall?: unknown; errno?: unknown } | undefined;
+  return typeof e?.syscall === 'string' || typeof e?.errno === 'number';
 }
 
 /** Keeps the uploader's name for display, without directories, control characters or unbounded length. */
