@@ -1,17 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
+import { crc32, deflateSync } from 'node:zlib';
 import { print } from 'graphql';
+import jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UploadPdfDocument } from '../__generated__/graphql';
+import { UploadAssetDocument, UploadPdfDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { restUpload } from '../helpers/clients';
+import { gqlUpload, restUpload, type GraphQLResponse, type RestResponse } from '../helpers/clients';
+import { blankPicture, jpegBytes } from '../helpers/faces';
 import { MINIMAL_PDF, makePng } from '../helpers/fixtures';
 import { makePkcs12 } from '../helpers/pfx';
+import { AppError } from '../../src/platform/errors';
+import { IMAGE_PIXEL_BUDGET, inspectImage, readImageHeader } from '../../src/modules/files/inspect-image';
 
 /**
  * Abuse of the upload routes with real bytes over a real socket: multipart bodies that stop inside a part
- * (issue 16, item 1).
+ * (issue 16, item 1) and image bombs (item 2).
  */
 
 // ---------------------------------------------------------------------------------------------------------
@@ -368,5 +374,409 @@ describe('multipart bodies that stop inside a part', () => {
     expect(response.status).toBe(200);
     // A broken body is the client's fault: no 'unexpected error' (500) was logged for any of it.
     expect(app.logs.filter((line) => (line.level as number) >= 50)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Image bombs: a few bytes that declare a huge bitmap. Headers are written by hand, with tiny bodies; the
+// sizes are only ever read from them.
+// ---------------------------------------------------------------------------------------------------------
+
+const ASSET_FORMAT_MESSAGE = 'upload failed: unsupported image format (JPEG or PNG only)';
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body) >>> 0);
+  return Buffer.concat([length, body, crc]);
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * A PNG declaring `width` x `height` (grayscale, 1 bit a pixel). `rows: 'all'` deflates every row (all
+ * black: a real, decodable image, about 1/8 byte a pixel before deflate's ~1000:1); otherwise the IDAT holds
+ * just a few deflated bytes, a body that looks right and decodes to nothing useful.
+ */
+function png(width: number, height: number, rows: 'all' | 'tiny' = 'tiny'): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 1; // bit depth
+  ihdr[9] = 0; // grayscale
+  const raw = rows === 'all' ? Buffer.alloc((Math.ceil(width / 8) + 1) * height) : Buffer.alloc(64);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw, { level: 9 })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A PNG from its IHDR fields and chunks, with correct CRCs. */
+function pngOf(
+  width: number,
+  height: number,
+  fields: { depth: number; colour: number; interlace?: number },
+  chunks: Buffer[],
+): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = fields.depth;
+  ihdr[9] = fields.colour;
+  ihdr[12] = fields.interlace ?? 0;
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), ...chunks]);
+}
+
+/** An Adam7-interlaced 8-bit RGB PNG, its passes built pixel by pixel (pixel (x, y) is [x * 20, y * 30, 99]). */
+function interlacedPng(width: number, height: number): Buffer {
+  const passes = [
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
+  ];
+  const raw: number[] = [];
+  for (const [x0, y0, dx, dy] of passes) {
+    for (let y = y0; y < height; y += dy) {
+      const row: number[] = [];
+      for (let x = x0; x < width; x += dx) row.push((x * 20) & 255, (y * 30) & 255, 99);
+      if (row.length > 0) raw.push(0, ...row); // filter type 0; an empty pass has no rows at all
+    }
+  }
+  return pngOf(width, height, { depth: 8, colour: 2, interlace: 1 }, [
+    pngChunk('IDAT', deflateSync(Buffer.from(raw))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** One JPEG marker segment: FF, the marker, the length (counting itself) and the payload. */
+function segment(marker: number, payload: Buffer): Buffer {
+  const head = Buffer.from([0xff, marker, 0, 0]);
+  head.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([head, payload]);
+}
+
+/** A frame header's payload: 8-bit precision, the size, 3 components. */
+function frame(width: number, height: number): Buffer {
+  const payload = Buffer.from([8, 0, 0, 0, 0, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+  payload.writeUInt16BE(height, 1);
+  payload.writeUInt16BE(width, 3);
+  return payload;
+}
+
+/**
+ * A JPEG declaring `width` x `height`: SOI, APP0 (JFIF), COM, DQT, `before` (extra segments), the frame
+ * header (SOF0 unless `sof` says otherwise), DHT, SOS and a few bytes of "scan", EOI.
+ */
+function jpegHeader(width: number, height: number, options: { sof?: number; before?: Buffer[] } = {}): Buffer {
+  return Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    segment(0xe0, Buffer.from('JFIF\0\x01\x01\0\0\x01\0\x01\0\0', 'latin1')),
+    segment(0xfe, Buffer.from('made by hand for a test', 'latin1')),
+    segment(0xdb, Buffer.concat([Buffer.from([0]), Buffer.alloc(64, 1)])),
+    ...(options.before ?? []),
+    segment(options.sof ?? 0xc0, frame(width, height)),
+    segment(0xc4, Buffer.concat([Buffer.from([0]), Buffer.alloc(16, 0), Buffer.from([0])])),
+    segment(0xda, Buffer.from([3, 1, 0, 2, 0x11, 3, 0x11, 0, 0x3f, 0])),
+    randomBytes(32).map((byte) => (byte === 0xff ? 0 : byte)),
+    Buffer.from([0xff, 0xd9]),
+  ]);
+}
+
+const sinceMs = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+/** Refused as an image the service cannot use: AppError invalid_asset with the contract's text. */
+async function expectRefused(bytes: Uint8Array, problem?: RegExp): Promise<void> {
+  const error = await inspectImage(bytes).then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  expect(error).toMatchObject({ code: 'invalid_asset', status: 400, message: ASSET_FORMAT_MESSAGE });
+  if (problem) expect((error as AppError).errors?.[0]?.problem).toMatch(problem);
+}
+
+describe('the image pixel budget', () => {
+  it('is 40 megapixels and 10000 pixels on a side', () => {
+    expect(IMAGE_PIXEL_BUDGET).toEqual({ maxPixels: 40_000_000, maxSide: 10_000 });
+  });
+
+  it('reads the size from a PNG IHDR and from JPEG frame headers SOF0..SOF15 (not DHT, JPG, DAC)', () => {
+    expect(readImageHeader(png(30_000, 30_000))).toEqual({ mime: 'image/png', width: 30_000, height: 30_000 });
+    for (const sof of [0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]) {
+      expect(readImageHeader(jpegHeader(640, 20_000, { sof }))).toEqual({ mime: 'image/jpeg', width: 640, height: 20_000 });
+    }
+    // A DHT, a JPG and a DAC segment whose bytes look like a small frame header are skipped, not read.
+    const decoys = [0xc4, 0xc8, 0xcc].map((marker) => segment(marker, frame(16, 16)));
+    expect(readImageHeader(jpegHeader(20_000, 20_000, { before: decoys }))).toMatchObject({ width: 20_000, height: 20_000 });
+    // Fill bytes (any number of 0xFF) before a marker, and standalone markers, are allowed.
+    const filled = jpegHeader(1200, 800);
+    const sofAt = filled.indexOf(Buffer.from([0xff, 0xc0]));
+    const withFill = Buffer.concat([filled.subarray(0, sofAt), Buffer.from([0xff, 0xff, 0xff, 0xd0]), filled.subarray(sofAt)]);
+    expect(readImageHeader(withFill)).toMatchObject({ width: 1200, height: 800 });
+  });
+
+  it('accepts interlaced PNGs (the data size of each Adam7 pass is checked before pdf-lib decodes)', async () => {
+    for (const [width, height] of [
+      [1, 1],
+      [3, 2],
+      [13, 7],
+      [40, 33],
+    ]) {
+      const bytes = interlacedPng(width, height);
+      // The generator is right: pngjs reads it back pixel for pixel.
+      const decoded = PNG.sync.read(bytes);
+      expect(decoded.data[((height - 1) * width + (width - 1)) * 4]).toBe(((width - 1) * 20) & 255);
+      expect(decoded.data[((height - 1) * width + (width - 1)) * 4 + 1]).toBe(((height - 1) * 30) & 255);
+      expect(await inspectImage(bytes)).toEqual({ mime: 'image/png', width, height });
+    }
+  });
+
+  it("reads real encoders' output the same as the decoders do", () => {
+    const real = jpegBytes(blankPicture(33, 17, (x, y) => [x * 7, y * 13, 90]));
+    expect(readImageHeader(real)).toEqual({ mime: 'image/jpeg', width: 33, height: 17 });
+    expect(readImageHeader(makePng(37, 23))).toEqual({ mime: 'image/png', width: 37, height: 23 });
+  });
+
+  const bombs: [string, () => Buffer, string][] = [
+    ['a PNG declaring 30000 x 30000', () => png(30_000, 30_000), '30000 x 30000'],
+    ['a PNG declaring 12000 x 12000', () => png(12_000, 12_000), '12000 x 12000'],
+    ['a JPEG declaring 20000 x 20000', () => jpegHeader(20_000, 20_000), '20000 x 20000'],
+    ['a progressive JPEG (SOF2) declaring 20000 x 20000', () => jpegHeader(20_000, 20_000, { sof: 0xc2 }), '20000 x 20000'],
+    [
+      'a JPEG declaring 20000 x 20000 behind DHT/JPG/DAC decoys',
+      () => jpegHeader(20_000, 20_000, { before: [0xc4, 0xc8, 0xcc].map((m) => segment(m, frame(16, 16))) }),
+      '20000 x 20000',
+    ],
+    ['a PNG of 8000 x 5001 (one row over 40 megapixels)', () => png(8000, 5001), '8000 x 5001'],
+    ['a PNG of 10001 x 1 (one pixel over the side)', () => png(10_001, 1), '10001 x 1'],
+    ['a JPEG of 1 x 10001', () => jpegHeader(1, 10_001), '1 x 10001'],
+  ];
+  for (const [what, bytes, size] of bombs) {
+    it(`refuses ${what} from its header`, async () => {
+      await expectRefused(bytes(), new RegExp(`declares ${size} pixels`));
+    });
+  }
+
+  it('refuses a real, decodable 30000 x 30000 PNG bomb (109 KB) at once: nothing is decoded', async () => {
+    const bomb = png(30_000, 30_000, 'all');
+    expect(bomb.length).toBeLessThan(200_000);
+    const start = process.hrtime.bigint();
+    await expectRefused(bomb, /declares 30000 x 30000 pixels/);
+    // Measured, not asserted (wall clock on a shared machine): pdf-lib's decode took ~110 s and 7 GB before.
+    console.log(
+      `image bomb: inspectImage refused a ${bomb.length}-byte PNG declaring 30000 x 30000 in ${sinceMs(start).toFixed(2)} ms`,
+    );
+  });
+
+  const broken: [string, () => Buffer][] = [
+    ['a PNG signature alone', () => PNG_SIGNATURE],
+    ['a PNG cut inside its IHDR', () => png(100, 100).subarray(0, 20)],
+    ['a PNG whose first chunk is not IHDR', () => Buffer.concat([PNG_SIGNATURE, pngChunk('IDAT', Buffer.alloc(13))])],
+    ['a PNG whose IHDR has the wrong length', () => Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', Buffer.alloc(14, 1))])],
+    ['a PNG declaring 0 x 100', () => png(0, 100)],
+    ['a PNG declaring 2^32 - 1 pixels on a side', () => png(0xffffffff, 1)],
+    // pdf-lib's PNG decoder (UPNG, its own inflate without bounds checks) looped forever on the next two.
+    ['a PNG cut inside its image data', () => makePng(12, 9).subarray(0, 44)],
+    [
+      'a PNG whose image data is garbage',
+      () =>
+        pngOf(12, 9, { depth: 8, colour: 2 }, [
+          pngChunk('IDAT', Buffer.concat([Buffer.from([0x78, 0x9c]), randomBytes(60)])),
+          pngChunk('IEND', Buffer.alloc(0)),
+        ]),
+    ],
+    [
+      'a PNG with a wrong chunk CRC',
+      () => {
+        const bytes = makePng(12, 9);
+        bytes[bytes.length - 20] ^= 0x55;
+        return bytes;
+      },
+    ],
+    [
+      'a PNG without IEND',
+      () => {
+        const bytes = makePng(12, 9);
+        return bytes.subarray(0, bytes.length - 12);
+      },
+    ],
+    ['a PNG without image data', () => pngOf(12, 9, { depth: 8, colour: 2 }, [pngChunk('IEND', Buffer.alloc(0))])],
+    [
+      'a PNG with more image data than its header declares',
+      () =>
+        pngOf(10, 10, { depth: 8, colour: 2 }, [
+          pngChunk('IDAT', deflateSync(Buffer.alloc(31 * 1000))),
+          pngChunk('IEND', Buffer.alloc(0)),
+        ]),
+    ],
+    [
+      'a PNG with less image data than its header declares',
+      () =>
+        pngOf(10, 10, { depth: 8, colour: 2 }, [
+          pngChunk('IDAT', deflateSync(Buffer.alloc(31 * 9))),
+          pngChunk('IEND', Buffer.alloc(0)),
+        ]),
+    ],
+    [
+      'an animated PNG (APNG frames declare sizes of their own)',
+      () =>
+        pngOf(10, 10, { depth: 8, colour: 2 }, [
+          pngChunk('acTL', Buffer.alloc(8)),
+          pngChunk('fcTL', Buffer.alloc(26)),
+          pngChunk('IDAT', deflateSync(Buffer.alloc(31 * 10))),
+          pngChunk('IEND', Buffer.alloc(0)),
+        ]),
+    ],
+    [
+      'an indexed-colour PNG without a palette',
+      () =>
+        pngOf(10, 10, { depth: 8, colour: 3 }, [
+          pngChunk('IDAT', deflateSync(Buffer.alloc(11 * 10))),
+          pngChunk('IEND', Buffer.alloc(0)),
+        ]),
+    ],
+    [
+      'a PNG with an impossible bit depth',
+      () =>
+        pngOf(10, 10, { depth: 3, colour: 2 }, [
+          pngChunk('IDAT', deflateSync(Buffer.alloc(31 * 10))),
+          pngChunk('IEND', Buffer.alloc(0)),
+        ]),
+    ],
+    ['a JPEG SOI alone', () => Buffer.from([0xff, 0xd8, 0xff])],
+    ['a JPEG cut inside APP0', () => jpegHeader(100, 100).subarray(0, 12)],
+    [
+      'a JPEG cut inside its frame header',
+      () => {
+        const j = jpegHeader(100, 100);
+        return j.subarray(0, j.indexOf(Buffer.from([0xff, 0xc0])) + 6);
+      },
+    ],
+    ['a JPEG whose APP0 length points past the end', () => Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0xff, 0xf0, 0x4a, 0x46])],
+    [
+      'a JPEG with a segment length of 0',
+      () => Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x00, 0xff, 0xc0, 0, 11, 8, 0, 16, 0, 16, 1]),
+    ],
+    ['a JPEG with a segment length of 1', () => Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0x00, 0x01, 0xff, 0xd9])],
+    [
+      'a JPEG whose scan comes before any frame header',
+      () => Buffer.from([0xff, 0xd8, 0xff, 0xda, 0x00, 0x02, 1, 2, 3, 0xff, 0xd9]),
+    ],
+    ['a JPEG that ends before any frame header', () => Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0x00, 0x03, 0x41, 0xff, 0xd9])],
+    [
+      'a JPEG with garbage where a marker must be',
+      () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0x00, 0x03, 0x41]), randomBytes(64).fill(0x41, 0, 1)]),
+    ],
+    [
+      'a JPEG with a stuffed byte (FF 00) outside a scan',
+      () => Buffer.from([0xff, 0xd8, 0xff, 0x00, 0xff, 0xc0, 0, 11, 8, 0, 16, 0, 16, 1]),
+    ],
+    ['a JPEG frame header declaring height 0 (DNL)', () => jpegHeader(640, 0)],
+    ['a JPEG that is 0xFF to the end', () => Buffer.concat([Buffer.from([0xff, 0xd8]), Buffer.alloc(1000, 0xff)])],
+    // pdf-lib's looser marker walk reads this DAC segment as the frame header (16 x 16) while the real one
+    // says 64 x 48: the two readings disagree and the image is refused rather than drawn at the wrong size.
+    ['a JPEG that pdf-lib would read another size from', () => jpegHeader(64, 48, { before: [segment(0xcc, frame(16, 16))] })],
+  ];
+  for (const [what, bytes] of broken) {
+    it(`refuses ${what} cleanly`, async () => {
+      await expectRefused(bytes());
+    });
+  }
+
+  it('refuses every truncation of a valid PNG and JPEG cleanly (never another exception, never a hang)', async () => {
+    for (const whole of [makePng(12, 9), interlacedPng(9, 5), jpegBytes(blankPicture(12, 9, () => [10, 200, 30]))]) {
+      for (let length = 0; length < Math.min(whole.length, 700); length++) {
+        const outcome = await inspectImage(whole.subarray(0, length)).then(
+          () => 'accepted',
+          (error: unknown) => (error instanceof AppError && error.code === 'invalid_asset' ? 'refused' : error),
+        );
+        // pdf-lib embeds a JPEG without decoding its scan: a JPEG cut after its frame header may pass. A PNG
+        // is whole or refused.
+        expect(whole[0] === 0xff ? ['refused', 'accepted'] : ['refused']).toContain(outcome);
+      }
+    }
+  });
+
+  it('accepts images at the edge of the budget: a real 8000 x 5000 PNG, a 10000 x 4000 JPEG, a 10000 x 1 PNG', async () => {
+    const edgePng = png(8000, 5000, 'all');
+    let start = process.hrtime.bigint();
+    expect(await inspectImage(edgePng)).toEqual({ mime: 'image/png', width: 8000, height: 5000 });
+    console.log(
+      `image budget edge: an 8000 x 5000 PNG (${edgePng.length} bytes) was decoded and accepted in ${sinceMs(start).toFixed(0)} ms`,
+    );
+    const edgeJpeg = jpeg.encode({ width: 10_000, height: 4000, data: Buffer.alloc(10_000 * 4000 * 4, 180) }, 40).data;
+    start = process.hrtime.bigint();
+    expect(await inspectImage(edgeJpeg)).toEqual({ mime: 'image/jpeg', width: 10_000, height: 4000 });
+    console.log(
+      `image budget edge: a 10000 x 4000 JPEG (${edgeJpeg.length} bytes) was accepted in ${sinceMs(start).toFixed(0)} ms`,
+    );
+    expect(await inspectImage(makePng(10_000, 1))).toEqual({ mime: 'image/png', width: 10_000, height: 1 });
+  });
+});
+
+describe('image bombs sent to upload-asset', () => {
+  let app: TestApp;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    alice = await app.createUser();
+  });
+  afterAll(async () => app?.close());
+
+  const countFiles = async (): Promise<number> => {
+    const rows = await app.services.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ count: string }[]>('select count(*) as count from files');
+    return Number(rows[0].count);
+  };
+
+  const expectRestRefusal = (response: RestResponse, size: string) => {
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ data: null, status_code: 400, message: ASSET_FORMAT_MESSAGE, success: false });
+    expect(response.body.errors).toEqual([{ field: 'file', problem: expect.stringContaining(`declares ${size} pixels`) }]);
+  };
+  const expectGraphQLRefusal = (response: GraphQLResponse<unknown>) => {
+    expect(response.data ?? null).toBeNull();
+    expect(response.errors?.[0]).toMatchObject({ message: ASSET_FORMAT_MESSAGE, extensions: { code: 'invalid_asset' } });
+  };
+
+  const cases: [string, () => Buffer, string, string][] = [
+    ['a real 30000 x 30000 PNG bomb', () => png(30_000, 30_000, 'all'), '30000 x 30000', 'bomb.png'],
+    ['a PNG header declaring 30000 x 30000', () => png(30_000, 30_000), '30000 x 30000', 'header.png'],
+    ['a PNG header declaring 12000 x 12000', () => png(12_000, 12_000), '12000 x 12000', 'big.png'],
+    ['a JPEG header declaring 20000 x 20000', () => jpegHeader(20_000, 20_000), '20000 x 20000', 'big.jpg'],
+  ];
+  for (const [what, bytes, size, filename] of cases) {
+    it(`refuses ${what} on REST and GraphQL, quickly, storing nothing`, async () => {
+      const before = await countFiles();
+      const file = { bytes: bytes(), filename, type: 'image/png' };
+      const start = process.hrtime.bigint();
+      const response = await restUpload(app, '/files/upload-asset', alice.token, file);
+      const elapsed = sinceMs(start);
+      expectRestRefusal(response, size);
+      console.log(`image bomb: REST upload-asset refused ${what} (${file.bytes.length} bytes) in ${elapsed.toFixed(1)} ms`);
+      expectGraphQLRefusal(await gqlUpload(app, alice.token, UploadAssetDocument, file));
+      expect(await countFiles()).toBe(before);
+      expect((await fetch(new URL('/healthz', app.url))).status).toBe(200);
+    });
+  }
+
+  it('still accepts a 10000 x 1 PNG and a real photo-sized JPEG', async () => {
+    const wide = await restUpload(app, '/files/upload-asset', alice.token, { bytes: makePng(10_000, 1), filename: 'wide.png' });
+    expect(wide.status).toBe(200);
+    const photo = jpeg.encode({ width: 4000, height: 3000, data: Buffer.alloc(4000 * 3000 * 4, 120) }, 50).data;
+    const response = await restUpload(app, '/files/upload-asset', alice.token, { bytes: photo, filename: 'photo.jpg' });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ mime: 'image/jpeg' });
   });
 });
