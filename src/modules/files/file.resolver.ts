@@ -16,7 +16,12 @@ async function uploadFrom(ctx: RequestContext, kind: FileKind, file: Promise<Fil
   } catch (error) {
     throw uploadStreamRefusal(kind, error);
   }
-  const stored = await uploadFile({ em: ctx.em, blobs: ctx.services.blobs }, ctx.actor, kind, incoming);
+  const stored = await uploadFile(
+    { em: ctx.em, blobs: ctx.services.blobs, untrusted: ctx.services.untrusted },
+    ctx.actor,
+    kind,
+    incoming,
+  );
   return toUploadedFile(stored);
 }
 

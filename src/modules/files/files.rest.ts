@@ -20,7 +20,12 @@ function multipartUpload(kind: FileKind, description: string): NonNullable<RestR
             });
       }
       try {
-        const stored = await uploadFile({ em: services.orm.em.fork(), blobs: services.blobs }, actor, kind, received);
+        const stored = await uploadFile(
+          { em: services.orm.em.fork(), blobs: services.blobs, untrusted: services.untrusted },
+          actor,
+          kind,
+          received,
+        );
         return toUploadedFile(stored);
       } finally {
         received.release();

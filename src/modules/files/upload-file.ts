@@ -8,8 +8,9 @@ import type { BlobStore } from '../../platform/storage/blob-store';
 import { SpoolLimitExceeded, spoolToTempFile } from '../../platform/storage/spool';
 import type { Actor } from '../users/access-tokens';
 import { User } from '../users/user.entity';
-import { ASSET_ERROR_MESSAGES, inspectImage } from './inspect-image';
-import { inspectPdf } from './inspect-pdf';
+import type { WorkerPool } from '../../platform/workers/worker-pool';
+import { ASSET_ERROR_MESSAGES, type ImageFacts } from './inspect-image';
+import type { PdfFacts } from './inspect-pdf';
 import { StoredFile, type FileKind } from './stored-file.entity';
 
 /** 50 MB, the contract's limit: a file of exactly this size is accepted, one byte more is refused. */
@@ -32,6 +33,8 @@ export interface IncomingFile {
 export interface UploadDeps {
   em: EntityManager;
   blobs: BlobStore;
+  /** Parses and inspects the uploaded bytes off the event loop. */
+  untrusted: WorkerPool;
 }
 
 /** One code path for both faces: REST multipart and the GraphQL multipart request. */
@@ -52,7 +55,12 @@ export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind,
         : new AppError('file_empty', { message: ASSET_ERROR_MESSAGES.empty, errors: [{ field: 'file', problem: 'no bytes' }] });
     }
     const bytes = await readFile(spooled.path);
-    const facts = kind === 'pdf' ? { mime: 'application/pdf', ...(await inspectPdf(bytes)) } : await inspectImage(bytes);
+    // Parsing an uploaded PDF can take seconds (and a crafted image header was once a 110 s decode): the
+    // worker pool does it, within its time and memory budget.
+    const facts =
+      kind === 'pdf'
+        ? { mime: 'application/pdf', ...(await deps.untrusted.run<PdfFacts>('inspectPdfTask', bytes)) }
+        : await deps.untrusted.run<ImageFacts>('inspectImageTask', bytes);
 
     const file = deps.em.create(StoredFile, {
       user: deps.em.getReference(User, actor.userId),

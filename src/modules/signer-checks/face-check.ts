@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../platform/errors';
+import { AppError, findAppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit/record-audit';
 import type { Signer } from '../esign/signer.entity';
 import { FaceMatchError, type FaceComparison } from '../face/face-matcher';
-import { inspectImage } from '../files/inspect-image';
+import type { ImageFacts } from '../files/inspect-image';
 import { StoredFile } from '../files/stored-file.entity';
 import { lockTurn, signerByToken } from '../signing/sign-as-signer';
 import { assertCheckIsDue, hasPassed } from './checks';
@@ -43,7 +43,10 @@ export async function checkFace(
   }
   const photo = upload.bytes;
   if (!photo || photo.length === 0) throw AppError.missingFields(['image']);
-  const facts = await inspectImage(photo).catch(() => {
+  const facts = await services.untrusted.run<ImageFacts>('inspectImageTask', photo).catch((error: unknown) => {
+    // A busy pool, or a photo too heavy to read in time, keeps its own answer; anything else is not a photo.
+    const code = findAppError(error)?.code;
+    if (code === 'service_unavailable' || code === 'unprocessable_content') throw error;
     throw AppError.badRequest([{ field: 'image', problem: 'a JPEG or PNG photo' }]);
   });
 

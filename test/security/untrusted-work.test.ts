@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { rest, restUpload } from '../helpers/clients';
+import { heavyPdf } from '../helpers/heavy-pdf';
+import { MINIMAL_PDF } from '../helpers/fixtures';
+
+/** About 3 s of pdf-lib parsing on the development machine (8.4 MB). Before the pool, all of it on the event loop. */
+const HEAVY = heavyPdf(100_000);
+
+async function fileCount(app: TestApp, token: string): Promise<number> {
+  const listed = await rest<{ items: unknown[] }>(app, 'GET', '/files/list', { token, query: { size: 100 } });
+  return listed.body.data!.items.length;
+}
+
+describe('work on uploaded bytes runs in the worker pool', () => {
+  let app: TestApp;
+  let owner: TestUser;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { WORKER_THREADS: '1' } });
+    owner = await app.createUser();
+  });
+  afterAll(() => app.close());
+
+  it('the service answers other requests while a heavy PDF is parsed', async () => {
+    const finished: string[] = [];
+    const upload = restUpload<{ client_id: string }>(app, '/files/upload-pdf', owner.token, {
+      bytes: HEAVY,
+      filename: 'heavy.pdf',
+    }).then((response) => {
+      finished.push('upload');
+      return response;
+    });
+    // Once the upload is being parsed, health checks and reads keep being answered before it ends.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let n = 0; n < 5; n++) {
+      expect((await fetch(new URL('/healthz', app.url))).status).toBe(200);
+      expect((await rest(app, 'GET', '/wallet', { token: owner.token })).status).toBe(200);
+      finished.push('read');
+    }
+    const response = await upload;
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(finished.indexOf('upload')).toBeGreaterThan(finished.indexOf('read'));
+    const details = await rest<{ page_count: number }>(app, 'GET', '/files/details', {
+      token: owner.token,
+      query: { client_id: response.body.data!.client_id },
+    });
+    expect(details.body.data!.page_count).toBe(1);
+  });
+
+  it('a full queue refuses at once with 503 service_unavailable, and the pool works again afterwards', async () => {
+    const busy = await startTestApp({ env: { WORKER_THREADS: '1', WORKER_QUEUE_MAX: '1' } });
+    try {
+      const user = await busy.createUser();
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, (_, n) =>
+          restUpload(busy, '/files/upload-pdf', user.token, { bytes: HEAVY, filename: `heavy-${n}.pdf` }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses).toContain(503);
+      expect(statuses).toContain(200);
+      for (const answer of answers.filter((a) => a.status === 503)) {
+        expect(answer.body).toMatchObject({ message: 'service_unavailable', success: false, status_code: 503 });
+      }
+      expect(await fileCount(busy, user.token)).toBe(answers.filter((a) => a.status === 200).length);
+      const after = await restUpload(busy, '/files/upload-pdf', user.token, { bytes: MINIMAL_PDF, filename: 'small.pdf' });
+      expect(after.status).toBe(200);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('a task over its time budget stops its thread: 422 unprocessable_content, nothing stored, the next upload works', async () => {
+    const strict = await startTestApp({ env: { WORKER_TASK_TIMEOUT_MS: '1000' } });
+    try {
+      const user = await strict.createUser();
+      const refused = await restUpload(strict, '/files/upload-pdf', user.token, { bytes: HEAVY, filename: 'heavy.pdf' });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({
+        message: 'unprocessable_content',
+        errors: [{ field: 'file', problem: 'the document or image took longer than 1000 ms to process' }],
+      });
+      expect(await fileCount(strict, user.token)).toBe(0);
+      const after = await restUpload(strict, '/files/upload-pdf', user.token, { bytes: MINIMAL_PDF, filename: 'small.pdf' });
+      expect(after.status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+});
