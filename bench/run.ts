@@ -16,6 +16,7 @@ import { procurementBenchmarks } from './procurement.bench';
 import { readBenchmarks } from './reads.bench';
 import { signingBenchmarks } from './signing.bench';
 import { subscriptionBenchmarks } from './subscriptions.bench';
+import { untrustedWorkBenchmarks } from './untrusted-work.bench';
 import { uploadBenchmarks } from './uploads.bench';
 
 /** In the order; each starts (and stops) its own app on a database of its own. */
@@ -27,6 +28,7 @@ const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
   ['signing', () => signingBenchmarks()],
   ['subscriptions', subscriptionBenchmarks],
   ['contention', contentionBenchmarks],
+  ['untrusted work', untrustedWorkBenchmarks],
 ];
 
 async function main() {

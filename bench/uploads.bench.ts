@@ -77,7 +77,7 @@ export async function uploadBenchmarks(database: BenchDatabase): Promise<BenchRo
   }
 }
 
-async function healthy(url: string): Promise<boolean> {
+export async function healthy(url: string): Promise<boolean> {
   try {
     return (await fetch(`${url}/healthz`)).ok;
   } catch {
@@ -86,7 +86,7 @@ async function healthy(url: string): Promise<boolean> {
 }
 
 /** A user and token in the API's database (the API process has migrated it by the time it answers). */
-async function userToken(databaseUrl: string): Promise<string> {
+export async function userToken(databaseUrl: string): Promise<string> {
   const orm = await openOrm(databaseUrl, { poolMax: 1 });
   try {
     return (await createUser(orm.em.fork(), { email: `bench-${randomBytes(5).toString('hex')}@example.com` })).token;
@@ -96,7 +96,7 @@ async function userToken(databaseUrl: string): Promise<string> {
 }
 
 /** POST upload-pdf (multipart part `file`); returns the new file's client_id. */
-async function upload(url: string, token: string, pdf: Uint8Array<ArrayBuffer>): Promise<string> {
+export async function upload(url: string, token: string, pdf: Uint8Array<ArrayBuffer>): Promise<string> {
   const form = new FormData();
   form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'bench.pdf');
   const response = await fetch(`${url}/api/v1/files/upload-pdf`, {
