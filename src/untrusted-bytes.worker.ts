@@ -6,7 +6,10 @@
 import 'reflect-metadata';
 import { inspectImage } from './modules/files/inspect-image';
 import { inspectPdf } from './modules/files/inspect-pdf';
+import { prepareForSigning, type ImagePlacement, type SignerLayout } from './modules/signing/pdf/prepare-for-signing';
+import { buildSignatureUpdate, type SignatureAppearance } from './modules/signing/pdf/sign-incrementally';
 import { verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify-document';
+import { prefixStampPages } from './modules/stamps/prefix-stamp-pages';
 import { workerTask } from './platform/workers/worker-pool';
 
 export const inspectPdfTask = workerTask((bytes: Uint8Array) => inspectPdf(bytes));
@@ -15,4 +18,16 @@ export const inspectImageTask = workerTask((bytes: Uint8Array) => inspectImage(b
 
 export const verifyPdfTask = workerTask((input: { pdf: Uint8Array; options?: VerifyPdfOptions }) =>
   verifyPdfSignatures(input.pdf, input.options),
+);
+
+export const prefixStampPagesTask = workerTask((input: { document: Uint8Array; certificates: Uint8Array[] }) =>
+  prefixStampPages(input.document, input.certificates),
+);
+
+export const prepareForSigningTask = workerTask((input: { pdf: Uint8Array; signers: SignerLayout[]; images: ImagePlacement[] }) =>
+  prepareForSigning(input.pdf, input.signers, input.images),
+);
+
+export const buildSignatureUpdateTask = workerTask((input: { pdf: Uint8Array; appearance: SignatureAppearance }) =>
+  buildSignatureUpdate(input.pdf, input.appearance),
 );

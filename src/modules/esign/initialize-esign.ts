@@ -4,7 +4,6 @@ import type { AppServices } from '../../platform/services';
 import { StoredFile } from '../files/stored-file.entity';
 import { queueInvite } from '../notifications/notify-signers';
 import { recordAudit } from '../audit/record-audit';
-import { prefixStampPages } from '../stamps/prefix-stamp-pages';
 import { reserveStamps } from '../stamps/reserve-stamps';
 import { User } from '../users/user.entity';
 import type { Template } from '../templates/template.entity';
@@ -107,11 +106,11 @@ async function prefixReservedStamps(
   writtenKeys: string[],
 ): Promise<void> {
   const reserved = await reserveStamps(services, tx, actor, plan.stamp!, session.id);
-  const { bytes, stampPages } = await prefixStampPages(
-    services.blobs,
-    plan.file.storageKey,
-    reserved.map((stamp) => stamp.storageKey),
-  );
+  // The uploaded PDF is parsed and rewritten here: in the worker pool, as every parse of uploaded bytes.
+  const { bytes, stampPages } = await services.untrusted.run<{ bytes: Uint8Array; stampPages: number }>('prefixStampPagesTask', {
+    document: await services.blobs.getBytes(plan.file.storageKey),
+    certificates: await Promise.all(reserved.map((stamp) => services.blobs.getBytes(stamp.storageKey))),
+  });
   const file = tx.create(StoredFile, {
     user: tx.getReference(User, actor.userId),
     kind: 'pdf',

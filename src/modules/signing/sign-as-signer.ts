@@ -19,8 +19,8 @@ import type { EspBackend } from './esp/esp';
 import { nameMatchScore } from './name-match';
 import { normalizeAadhaarNumber } from './verhoeff';
 import { platformSigningIdentity } from './platform-identity';
-import { prepareForSigning, type ImagePlacement } from './pdf/prepare-for-signing';
-import { signIncrementally } from './pdf/sign-incrementally';
+import type { ImagePlacement } from './pdf/prepare-for-signing';
+import { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
 
 /** The signer a signer token opens; an unknown token is `401 unauthorized` (integrator tokens never match). */
 export async function signerByToken(em: EntityManager, token: string | null): Promise<Signer> {
@@ -57,9 +57,10 @@ async function ensurePrepared(services: AppServices, tx: EntityManager, session:
   const images: ImagePlacement[] = imageElements
     .filter((element) => assets.has(element.value!))
     .map((element) => ({ ...element, page: element.page + shift, ...assets.get(element.value!)! }));
-  const prepared = await prepareForSigning(
-    await services.blobs.getBytes(current.storageKey),
-    signers.map((signer) => ({
+  // The one rewrite of the uploaded document: in the worker pool, as every parse of uploaded bytes.
+  const prepared = await services.untrusted.run<Uint8Array>('prepareForSigningTask', {
+    pdf: await services.blobs.getBytes(current.storageKey),
+    signers: signers.map((signer) => ({
       fieldName: fieldNameOf(signer),
       signatureBoxes: signer.elements
         .filter((element) => element.type === 'signature')
@@ -73,7 +74,7 @@ async function ensurePrepared(services: AppServices, tx: EntityManager, session:
         })),
     })),
     images,
-  );
+  });
   const file = tx.create(StoredFile, {
     user: session.user,
     kind: 'pdf',
@@ -313,7 +314,7 @@ async function signInTurn(
         : await platformOrPfx(services, tx, signer);
     const working = await ensurePrepared(services, tx, session);
     const time = new Date();
-    const signed = await signIncrementally(working, {
+    const appearance: SignatureAppearance = {
       fieldName: fieldNameOf(signer),
       signerName: signer.fullName,
       reason: signer.reason,
@@ -323,8 +324,11 @@ async function signInTurn(
         `Date: ${time.toISOString().replace('T', ' ').slice(0, 19)} UTC`,
         ...(signer.reason ? [`Reason: ${signer.reason}`] : []),
       ],
-      sign: (content) => material.sign(content),
-    });
+    };
+    // The update is built from the parsed document in the worker pool; the key signs here.
+    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', { pdf: working, appearance });
+    const { updated, contentsAt, contentsEnd } = update;
+    const signed = fillSignature(update, await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
     const issued = material.issuedCertificatePem?.();
     if (issued) recordAadhaarIdentity(signer, issued);
     recordAudit(tx, {

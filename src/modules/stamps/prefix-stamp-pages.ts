@@ -1,21 +1,19 @@
 import { PDFDocument } from 'pdf-lib';
-import type { BlobStore } from '../../platform/storage/blob-store';
 
 /**
  * Places the stamp certificates' pages, in order, before the uploaded document's pages. The uploaded PDF
  * stays the base document (its catalog, forms, outlines and metadata survive); the certificate pages are
  * copied object for object, so their content streams are the procured bytes. Saved without object streams,
- * as the signing step needs.
+ * as the signing step needs. Bytes in, bytes out: the service runs it in the worker pool.
  */
 export async function prefixStampPages(
-  blobs: BlobStore,
-  documentKey: string,
-  stampKeys: string[],
+  documentBytes: Uint8Array,
+  certificates: Uint8Array[],
 ): Promise<{ bytes: Uint8Array; stampPages: number }> {
-  const document = await PDFDocument.load(await blobs.getBytes(documentKey), { updateMetadata: false });
+  const document = await PDFDocument.load(documentBytes, { updateMetadata: false });
   let at = 0;
-  for (const key of stampKeys) {
-    const certificate = await PDFDocument.load(await blobs.getBytes(key), { updateMetadata: false });
+  for (const certificateBytes of certificates) {
+    const certificate = await PDFDocument.load(certificateBytes, { updateMetadata: false });
     const pages = await document.copyPages(certificate, certificate.getPageIndices());
     for (const page of pages) document.insertPage(at++, page);
   }

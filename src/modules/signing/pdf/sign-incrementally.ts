@@ -16,7 +16,8 @@ import { WET_IMAGE_KEY } from './prepare-for-signing';
 export const SIGNATURE_BYTES = 32_768;
 const BYTE_RANGE_PLACEHOLDER = '/ByteRange [0 0000000000 0000000000 0000000000]';
 
-export interface SignatureDetails {
+/** What the signature's update shows: plain data, so the update can be built in a worker thread. */
+export interface SignatureAppearance {
   /** The field prepared for this signer (`/T`). */
   fieldName: string;
   signerName: string;
@@ -25,8 +26,18 @@ export interface SignatureDetails {
   time: Date;
   /** Lines drawn in each visible widget, top to bottom. */
   appearanceLines: string[];
+}
+
+export interface SignatureDetails extends SignatureAppearance {
   /** Produces the CMS (DER) over exactly the bytes the ByteRange covers: the two ranges, in order. */
   sign(ranges: readonly Uint8Array[]): Promise<Uint8Array>;
+}
+
+/** The document with its signature update appended and an empty /Contents at [contentsAt, contentsEnd). */
+export interface PreparedSignature {
+  updated: Uint8Array;
+  contentsAt: number;
+  contentsEnd: number;
 }
 
 /** PDF date: D:YYYYMMDDHHmmSS+00'00' */
@@ -119,6 +130,31 @@ function placementStamps(doc: PDFDocument, fieldName: string): PDFRef[] {
  * earlier signature stays valid; the new one covers the whole file but its own /Contents.
  */
 export async function signIncrementally(pdf: Uint8Array, details: SignatureDetails): Promise<Uint8Array> {
+  const prepared = await buildSignatureUpdate(pdf, details);
+  const { updated, contentsAt, contentsEnd } = prepared;
+  return fillSignature(prepared, await details.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
+}
+
+/** Writes the CMS into the /Contents the update left empty. */
+export function fillSignature(prepared: PreparedSignature, cms: Uint8Array): Uint8Array {
+  if (cms.length > SIGNATURE_BYTES) throw new Error(`the signature (${cms.length} bytes) does not fit its placeholder`);
+  const updated = Buffer.from(prepared.updated.buffer, prepared.updated.byteOffset, prepared.updated.byteLength);
+  updated.write(
+    Buffer.from(cms)
+      .toString('hex')
+      .toUpperCase()
+      .padEnd(SIGNATURE_BYTES * 2, '0'),
+    prepared.contentsAt + 1,
+    'latin1',
+  );
+  return updated;
+}
+
+/**
+ * The parsing half of signIncrementally: the update with its ByteRange set and an empty /Contents. It reads the
+ * whole (attacker-supplied) document, so the service runs it in the worker pool.
+ */
+export async function buildSignatureUpdate(pdf: Uint8Array, details: SignatureAppearance): Promise<PreparedSignature> {
   // A view, not a copy: a 50 MB document should cost one copy (the output), not three.
   const original = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   const tail = original.subarray(Math.max(0, original.length - 1024)).toString('latin1');
@@ -232,15 +268,5 @@ export async function signIncrementally(pdf: Uint8Array, details: SignatureDetai
   const rangeAt = updated.indexOf(BYTE_RANGE_PLACEHOLDER, signatureStart, 'latin1');
   updated.write(byteRange.padEnd(BYTE_RANGE_PLACEHOLDER.length, ' '), rangeAt, 'latin1');
 
-  const cms = await details.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
-  if (cms.length > SIGNATURE_BYTES) throw new Error(`the signature (${cms.length} bytes) does not fit its placeholder`);
-  updated.write(
-    Buffer.from(cms)
-      .toString('hex')
-      .toUpperCase()
-      .padEnd(SIGNATURE_BYTES * 2, '0'),
-    contentsAt + 1,
-    'latin1',
-  );
-  return updated;
+  return { updated, contentsAt, contentsEnd };
 }
