@@ -68,7 +68,7 @@ const envSchema = z.object({
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(0).default(1200),
   RATE_LIMIT_PER_SIGNER: z.coerce.number().int().min(0).default(300),
   RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(0).default(120),
-  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(500_000),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(1_000_000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).max(1000).default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(5000),
   // One core stays with the event loop; work on uploaded bytes gets the rest.

@@ -143,7 +143,7 @@ describe('the limits on both transports, and an order’s stamps paged on GraphQ
     expect(http.body.errors[0].extensions).toEqual({
       code: 'query_too_complex',
       status: 400,
-      errors: [{ field: 'query', problem: expect.stringMatching(/^cost \d+ exceeds 500000$/) }],
+      errors: [{ field: 'query', problem: expect.stringMatching(/^cost \d+ exceeds 1000000$/) }],
       cost: expect.any(Number),
       limit: DEFAULT_OPERATION_LIMITS.maxCost,
     });

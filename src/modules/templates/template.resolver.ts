@@ -1,8 +1,8 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../platform/errors';
 import type { RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
-import { PageArgs } from '../../platform/graphql/paging';
+import { MAX_PAGE_SIZE, PageArgs, checkPage } from '../../platform/graphql/paging';
 import { SessionOptionsArgs } from '../esign/session.resolver';
 import { EsignSessionType, toSessionView } from '../esign/session.types';
 import { FileInfoType, toFileInfo } from '../files/file.types';
@@ -50,6 +50,9 @@ class InitializeFromTemplateArgs extends SessionOptionsArgs implements Initializ
   signers?: TemplateRuntimeSignerInput[] | null;
 }
 
+/** What `sessions` lists when no page is asked for. */
+const LATEST_TEMPLATE_SESSIONS = 100;
+
 @Resolver(() => TemplateType)
 export class TemplateResolver {
   @Mutation(() => TemplateType, { description: 'Save a template: a PDF and an ordered list of signer layouts.' })
@@ -96,11 +99,18 @@ export class TemplateResolver {
   }
 
   @FieldResolver(() => [EsignSessionType], {
-    description: 'The latest sessions (up to 100) started from this template, newest first.',
+    description: 'Sessions started from this template, newest first: the latest 100, or a page of them.',
   })
   @GraphQLOnly()
-  @MaxItems(100)
-  async sessions(@Root() template: TemplateType, @Ctx() ctx: RequestContext): Promise<EsignSessionType[]> {
-    return (await ctx.loaders.sessionsByTemplate.load(template.client_id)).map(toSessionView);
+  @MaxItems(LATEST_TEMPLATE_SESSIONS)
+  async sessions(
+    @Root() template: TemplateType,
+    @Ctx() ctx: RequestContext,
+    @Arg('page', () => Int, { nullable: true, description: 'Page number from 1 (with size).' }) page?: number | null,
+    @Arg('size', () => Int, { nullable: true, description: `Sessions per page, 1 to ${MAX_PAGE_SIZE}.` }) size?: number | null,
+  ): Promise<EsignSessionType[]> {
+    const { offset, limit } =
+      page == null && size == null ? { offset: 0, limit: LATEST_TEMPLATE_SESSIONS } : checkPage({ page, size });
+    return (await ctx.loaders.sessionsByTemplate.load(`${template.client_id}|${offset}|${limit}`)).map(toSessionView);
   }
 }

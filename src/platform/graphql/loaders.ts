@@ -21,23 +21,42 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
       const bySession = await readSignerRecords(orm, sessionIds);
       return sessionIds.map((id) => bySession.get(id)!);
     }),
-    /** The latest 100 sessions of each template, in two statements for any number of templates. */
-    sessionsByTemplate: new DataLoader<string, EsignSession[]>(async (templateIds) => {
-      const ranked = await entityManager()
-        .getConnection()
-        .execute<{ id: string }[]>(
-          `select id from (select id, row_number() over (partition by template_id order by created_at desc, seq desc) as rank
-           from esign_sessions where template_id in (${templateIds.map(() => '?').join(', ')})) ranked where rank <= 100`,
-          [...templateIds],
-        );
-      const sessions = ranked.length
-        ? await entityManager().find(
-            EsignSession,
-            { id: ranked.map((row) => row.id) },
-            { orderBy: { createdAt: 'desc', seq: 'desc' } },
-          )
-        : [];
-      return templateIds.map((id) => sessions.filter((session) => session.template?.id === id));
+    /**
+     * A window of each template's sessions, newest first; key `template_id|offset|limit`. Templates of one
+     * request ask alike, so any number of them costs two statements per distinct window.
+     */
+    sessionsByTemplate: new DataLoader<string, EsignSession[]>(async (keys) => {
+      const windows = new Map<string, string[]>();
+      for (const key of keys) {
+        const [templateId, offset, limit] = key.split('|');
+        const window = `${offset}|${limit}`;
+        windows.set(window, [...(windows.get(window) ?? []), templateId]);
+      }
+      const byKey = new Map<string, EsignSession[]>();
+      for (const [window, templateIds] of windows) {
+        const [offset, limit] = window.split('|').map(Number);
+        const ranked = await entityManager()
+          .getConnection()
+          .execute<{ id: string }[]>(
+            `select id from (select id, row_number() over (partition by template_id order by created_at desc, seq desc) as rank
+             from esign_sessions where template_id in (${templateIds.map(() => '?').join(', ')})) ranked where rank > ? and rank <= ?`,
+            [...templateIds, offset, offset + limit],
+          );
+        const sessions = ranked.length
+          ? await entityManager().find(
+              EsignSession,
+              { id: ranked.map((row) => row.id) },
+              { orderBy: { createdAt: 'desc', seq: 'desc' } },
+            )
+          : [];
+        for (const templateId of templateIds) {
+          byKey.set(
+            `${templateId}|${window}`,
+            sessions.filter((session) => session.template?.id === templateId),
+          );
+        }
+      }
+      return keys.map((key) => byKey.get(key) ?? []);
     }),
     /** Listed (non-pending) instances per order, optionally of one status; key `order_id|status`. */
     stampsByOrder: new DataLoader<string, StampInstance[]>(async (keys) => {

@@ -26,7 +26,7 @@ export interface OperationLimits {
   maxTokens: number;
 }
 
-export const DEFAULT_OPERATION_LIMITS: OperationLimits = { maxCost: 500_000, maxAliases: 30, maxTokens: 5_000 };
+export const DEFAULT_OPERATION_LIMITS: OperationLimits = { maxCost: 1_000_000, maxAliases: 30, maxTokens: 5_000 };
 
 /** A list field that declares no bound counts as this many items. */
 const UNDECLARED_LIST_ITEMS = 100;
