@@ -10,6 +10,7 @@ import { prepareForSigning, type ImagePlacement, type SignerLayout } from './mod
 import { buildSignatureUpdate, type SignatureAppearance } from './modules/signing/pdf/sign-incrementally';
 import { verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify-document';
 import { prefixStampPages } from './modules/stamps/prefix-stamp-pages';
+import { openPkcs12 } from './platform/crypto/pkcs12';
 import { workerTask } from './platform/workers/worker-pool';
 
 export const inspectPdfTask = workerTask((bytes: Uint8Array) => inspectPdf(bytes));
@@ -30,4 +31,8 @@ export const prepareForSigningTask = workerTask((input: { pdf: Uint8Array; signe
 
 export const buildSignatureUpdateTask = workerTask((input: { pdf: Uint8Array; appearance: SignatureAppearance }) =>
   buildSignatureUpdate(input.pdf, input.appearance),
+);
+
+export const openPkcs12Task = workerTask((input: { bytes: Uint8Array; password: string }) =>
+  openPkcs12(input.bytes, input.password),
 );

@@ -1,8 +1,10 @@
+import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, restUpload } from '../helpers/clients';
 import { heavyPdf } from '../helpers/heavy-pdf';
 import { MINIMAL_PDF } from '../helpers/fixtures';
+import { makePkcs12 } from '../helpers/pfx';
 
 /** About 3 s of pdf-lib parsing on the development machine (8.4 MB). Before the pool, all of it on the event loop. */
 const HEAVY = heavyPdf(100_000);
@@ -83,6 +85,40 @@ describe('work on uploaded bytes runs in the worker pool', () => {
       expect(await fileCount(strict, user.token)).toBe(0);
       const after = await restUpload(strict, '/files/upload-pdf', user.token, { bytes: MINIMAL_PDF, filename: 'small.pdf' });
       expect(after.status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('a PKCS#12 that asks for 100 million key-derivation rounds is stopped at the time budget, not run on the event loop', async () => {
+    // The MAC's iteration count is the file's to choose, and node-forge derives in JavaScript.
+    const pfx = forge.asn1.fromDer(forge.util.createBuffer(makePkcs12({ password: 'pw' }).toString('binary')));
+    const macData = pfx.value[2] as forge.asn1.Asn1;
+    (macData.value as forge.asn1.Asn1[])[2] = forge.asn1.create(
+      forge.asn1.Class.UNIVERSAL,
+      forge.asn1.Type.INTEGER,
+      false,
+      forge.asn1.integerToDer(100_000_000).getBytes(),
+    );
+    const bomb = Buffer.from(forge.asn1.toDer(pfx).getBytes(), 'binary');
+    const strict = await startTestApp({ env: { WORKER_TASK_TIMEOUT_MS: '1500' } });
+    try {
+      const user = await strict.createUser();
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bomb)]), 'bomb.p12');
+      form.append('password', 'pw');
+      const upload = fetch(new URL('/api/v1/pfx/upload', strict.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}` },
+        body: form,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await fetch(new URL('/healthz', strict.url))).status).toBe(200);
+      const refused = await upload;
+      expect(refused.status).toBe(422);
+      expect(await refused.json()).toMatchObject({ message: 'unprocessable_content' });
+      const listed = await rest<unknown[]>(strict, 'GET', '/wallet', { token: user.token });
+      expect(listed.status).toBe(200);
     } finally {
       await strict.close();
     }

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { openPkcs12, type Pkcs12Contents } from '../../platform/crypto/pkcs12';
+import type { Pkcs12Contents } from '../../platform/crypto/pkcs12';
 import { SecretBox } from '../../platform/crypto/secret-box';
 import { AppError } from '../../platform/errors';
+import type { WorkerPool } from '../../platform/workers/worker-pool';
 import type { Actor } from '../users/access-tokens';
 import { User } from '../users/user.entity';
 import { PfxCredential } from './pfx-credential.entity';
@@ -15,13 +16,16 @@ export function pfxBox(secretsEncryptionKey: string): SecretBox {
 
 export async function uploadPfx(
   em: EntityManager,
+  untrusted: WorkerPool,
   actor: Actor,
   secretsEncryptionKey: string,
   input: { filename?: string; bytes: Uint8Array; password: string | undefined },
 ): Promise<PfxCredential> {
   if (input.bytes.length === 0) throw new AppError('file_empty', { errors: [{ field: 'file', problem: 'no bytes' }] });
   if (input.password === undefined) throw AppError.missingFields(['password']);
-  const contents = openPkcs12(input.bytes, input.password);
+  // The file sets its own key-derivation iteration count (node-forge derives in JavaScript): opening it is
+  // work on attacker-supplied bytes, done in the worker pool within its time budget.
+  const contents = await untrusted.run<Pkcs12Contents>('openPkcs12Task', { bytes: input.bytes, password: input.password });
   const sealed = pfxBox(secretsEncryptionKey).seal(
     JSON.stringify({
       privateKeyPem: contents.privateKeyPem,

@@ -27,7 +27,12 @@ export class PfxResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<PfxType> {
     const upload = await readUpload(file);
-    return toPfxView(await uploadPfx(ctx.em, ctx.actor, ctx.services.config.secretsEncryptionKey, { ...upload, password }));
+    return toPfxView(
+      await uploadPfx(ctx.em, ctx.services.untrusted, ctx.actor, ctx.services.config.secretsEncryptionKey, {
+        ...upload,
+        password,
+      }),
+    );
   }
 
   @Query(() => [PfxType], { description: 'Your signing certificates, newest first.' })

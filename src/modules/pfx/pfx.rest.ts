@@ -22,11 +22,17 @@ export const pfxRestRoutes: RestRoute[] = [
         if (problems.length > 0) throw AppError.badRequest(problems);
         if (!form.file)
           throw new AppError('file_empty', { errors: [{ field: 'file', problem: 'no multipart part named file' }] });
-        const credential = await uploadPfx(services.orm.em.fork(), actor, services.config.secretsEncryptionKey, {
-          filename: form.file.filename,
-          bytes: form.file.bytes,
-          password: form.fields.password,
-        });
+        const credential = await uploadPfx(
+          services.orm.em.fork(),
+          services.untrusted,
+          actor,
+          services.config.secretsEncryptionKey,
+          {
+            filename: form.file.filename,
+            bytes: form.file.bytes,
+            password: form.fields.password,
+          },
+        );
         return toPfxView(credential);
       },
     },
