@@ -220,4 +220,19 @@ describe('the face worker', { timeout: 180_000 }, () => {
     expect(result.matchScore).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
     await matcher.close();
   });
+
+  it('stops a worker that takes longer than its time budget, rejects what it held, and starts afresh', async () => {
+    // 50 ms cannot even load the models: the first image runs out of time.
+    const impatient = new LocalFaceMatcher(50);
+    await expect(impatient.compare(faceJpeg(1, 0), faceJpeg(1, 1))).rejects.toThrow(
+      /worker stopped before answering: an image took longer than 50 ms/,
+    );
+    expect(impatient['running']).toBeNull();
+    await impatient.close();
+
+    const patient = new LocalFaceMatcher(120_000);
+    const result = await patient.compare(faceJpeg(6, 2), jpegBytes(resize(sampleFace(6, 2), 250)));
+    expect(result.matchScore).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    await patient.close();
+  });
 });

@@ -44,6 +44,12 @@ export class LocalFaceMatcher implements FaceMatcher {
   private nextId = 0;
   private readonly recentFaces = new Map<string, DetectedFace>();
 
+  /**
+   * @param timeoutMs the time budget of one image, loading the models included on first use: past it the worker
+   * is stopped (every request it held is rejected) and the next call starts another.
+   */
+  constructor(private readonly timeoutMs = 60_000) {}
+
   async compare(reference: Uint8Array, live: Uint8Array): Promise<FaceComparison> {
     // The reference first: when it is unusable there is no point analysing the live image.
     const referenceFace = await this.detect(reference, 'reference');
@@ -76,7 +82,23 @@ export class LocalFaceMatcher implements FaceMatcher {
     const running = this.running ?? this.startWorker();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      running.pending.set(id, { which, resolve, reject });
+      const timer = setTimeout(() => {
+        running.stopReason ??= `an image took longer than ${this.timeoutMs} ms`;
+        if (this.running === running) this.running = null;
+        void running.thread.terminate();
+      }, this.timeoutMs);
+      timer.unref();
+      running.pending.set(id, {
+        which,
+        resolve: (face) => {
+          clearTimeout(timer);
+          resolve(face);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
       running.thread.ref();
       running.thread.postMessage({ id, image } satisfies DetectRequest);
     });
