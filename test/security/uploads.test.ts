@@ -179,7 +179,8 @@ describe('multipart bodies that stop inside a part', () => {
     parts: () => Part[];
     /** The table an accepted upload adds a row to. */
     table: 'files' | 'pfx_credentials';
-    graphql?: true;
+    /** GraphQL routes: the mutation, and the id field its answer carries. */
+    graphql?: { field: 'uploadPdf' | 'uploadPfx'; idField: 'client_id' | 'pfx_id'; id: RegExp };
   }
 
   const routes: UploadRoute[] = [
@@ -217,7 +218,25 @@ describe('multipart bodies that stop inside a part', () => {
         { name: '0', filename: 'contract.pdf', value: MINIMAL_PDF },
       ],
       table: 'files',
-      graphql: true,
+      graphql: { field: 'uploadPdf', idField: 'client_id', id: /^file_/ },
+    },
+    {
+      name: 'graphql uploadPfx',
+      path: '/graphql',
+      headers: () => ({ authorization: `Bearer ${alice.token}`, 'apollo-require-preflight': 'true' }),
+      parts: () => [
+        {
+          name: 'operations',
+          value: JSON.stringify({
+            query: 'mutation ($file: Upload!, $password: String!) { uploadPfx(file: $file, password: $password) { pfx_id } }',
+            variables: { file: null, password: 'secret' },
+          }),
+        },
+        { name: 'map', value: JSON.stringify({ 0: ['variables.file'] }) },
+        { name: '0', filename: 'seal.pfx', value: pfx },
+      ],
+      table: 'pfx_credentials',
+      graphql: { field: 'uploadPfx', idField: 'pfx_id', id: /^pfx_/ },
     },
   ];
 
@@ -255,7 +274,7 @@ describe('multipart bodies that stop inside a part', () => {
 
   const expectNoSuccess = (route: UploadRoute, answer: RawAnswer | null) => {
     if (!answer) return;
-    if (route.graphql && answer.status === 200) expect(answer.body?.data?.uploadPdf ?? null).toBeNull();
+    if (route.graphql && answer.status === 200) expect(answer.body?.data?.[route.graphql.field] ?? null).toBeNull();
     else expect(answer.status).toBe(400);
   };
 
@@ -263,7 +282,7 @@ describe('multipart bodies that stop inside a part', () => {
     expect(answer).not.toBeNull();
     if (route.graphql) {
       expect(answer!.body?.errors?.[0]?.extensions?.code).toBe('bad_request');
-      expect(answer!.body?.data?.uploadPdf ?? null).toBeNull();
+      expect(answer!.body?.data?.[route.graphql.field] ?? null).toBeNull();
       return;
     }
     expect(answer!.status).toBe(400);
@@ -361,7 +380,7 @@ describe('multipart bodies that stop inside a part', () => {
         const before = await snapshot();
         const answer = await send('complete', 'open');
         expect(answer?.status).toBe(200);
-        if (route.graphql) expect(answer!.body?.data?.uploadPdf?.client_id).toMatch(/^file_/);
+        if (route.graphql) expect(answer!.body?.data?.[route.graphql.field]?.[route.graphql.idField]).toMatch(route.graphql.id);
         else expect(answer!.body).toMatchObject({ status_code: 200, success: true });
         expect(await countRows(route.table)).toBe(before.rows + 1);
       });

@@ -1,7 +1,8 @@
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
-import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware, type MiddlewareFn } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
 import { PageArgs } from '../../platform/graphql/paging';
+import { refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { FileInfoType, FilePageType, UploadedFileType, toFileInfo, toUploadedFile } from './file.types';
 import { getOwnFile, listOwnFiles } from './read-files';
 import { uploadFile, uploadStreamRefusal, type IncomingFile } from './upload-file';
@@ -25,33 +26,16 @@ async function uploadFrom(ctx: RequestContext, kind: FileKind, file: Promise<Fil
   return toUploadedFile(stored);
 }
 
-/**
- * The `file` argument is graphql-upload-ts's promise of the part; TypeGraphQL awaits it while it gathers the
- * arguments, before the resolver runs. A request that ended before the part began (or whose multipart
- * parser failed) rejects it with a bare busboy or http-errors error, which would answer `internal_error`:
- * awaited here first, it answers the same `bad_request` (or `file_too_large`) as REST.
- */
-const refuseFailedUpload =
-  (kind: FileKind): MiddlewareFn =>
-  async ({ args }, next) => {
-    try {
-      await (args as { file?: unknown }).file;
-    } catch (error) {
-      throw uploadStreamRefusal(kind, error);
-    }
-    return next();
-  };
-
 @Resolver(() => FileInfoType)
 export class FileResolver {
   @Mutation(() => UploadedFileType, { description: 'Upload a PDF (at most 50 MB, not password-protected).' })
-  @UseMiddleware(refuseFailedUpload('pdf'))
+  @UseMiddleware(refuseFailedUpload((error) => uploadStreamRefusal('pdf', error)))
   uploadPdf(@Arg('file', () => GraphQLUpload) file: Promise<FileUpload>, @Ctx() ctx: RequestContext): Promise<UploadedFileType> {
     return uploadFrom(ctx, 'pdf', file);
   }
 
   @Mutation(() => UploadedFileType, { description: 'Upload a JPEG or PNG image (at most 10 MB).' })
-  @UseMiddleware(refuseFailedUpload('asset'))
+  @UseMiddleware(refuseFailedUpload((error) => uploadStreamRefusal('asset', error)))
   uploadAsset(
     @Arg('file', () => GraphQLUpload) file: Promise<FileUpload>,
     @Ctx() ctx: RequestContext,

@@ -1,26 +1,42 @@
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { AppError } from '../../platform/errors';
 import type { RequestContext } from '../../platform/graphql/context';
+import { refuseFailedUpload } from '../../platform/graphql/upload-argument';
+import { malformedMultipart } from '../../platform/rest/multipart';
 import { deletePfx, listOwnPfx, MAX_PFX_BYTES, uploadPfx } from './manage-pfx';
 import { DeletedPfxType, PfxType, toPfxView } from './pfx.types';
 
+const tooLarge = () =>
+  new AppError('file_too_large', { errors: [{ field: 'file', problem: `larger than ${MAX_PFX_BYTES} bytes` }] });
+
+/** A part that failed: over graphql-upload-ts's size limit, or a malformed or unfinished body. */
+function uploadRefusal(error: unknown): unknown {
+  const e = error as { code?: unknown; status?: unknown } | undefined;
+  if (e?.code === 'FILE_TOO_LARGE' || e?.status === 413) return tooLarge();
+  return malformedMultipart(error);
+}
+
 async function readUpload(file: Promise<FileUpload>): Promise<{ filename: string; bytes: Buffer }> {
-  const upload = await file;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of upload.createReadStream()) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_PFX_BYTES)
-      throw new AppError('file_too_large', { errors: [{ field: 'file', problem: `larger than ${MAX_PFX_BYTES} bytes` }] });
-    chunks.push(chunk as Buffer);
+  try {
+    const upload = await file;
+    for await (const chunk of upload.createReadStream()) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_PFX_BYTES) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+    return { filename: upload.filename, bytes: Buffer.concat(chunks) };
+  } catch (error) {
+    throw uploadRefusal(error);
   }
-  return { filename: upload.filename, bytes: Buffer.concat(chunks) };
 }
 
 @Resolver(() => PfxType)
 export class PfxResolver {
   @Mutation(() => PfxType, { description: 'Upload a PKCS#12 (.pfx/.p12) signing certificate with its password.' })
+  @UseMiddleware(refuseFailedUpload(uploadRefusal))
   async uploadPfx(
     @Arg('file', () => GraphQLUpload) file: Promise<FileUpload>,
     @Arg('password', () => String) password: string,

@@ -1,0 +1,18 @@
+import type { MiddlewareFn } from 'type-graphql';
+
+/**
+ * An `Upload` argument is graphql-upload-ts's promise of the part; TypeGraphQL awaits it while it gathers the
+ * arguments, before the resolver runs. A request that ended before the part began (or whose multipart parser
+ * failed) rejects it with a bare busboy or http-errors error, which would answer `internal_error`: awaited
+ * here first, it answers the refusal `refusalOf` makes of it (`bad_request`, `file_too_large`), as REST does.
+ */
+export function refuseFailedUpload(refusalOf: (error: unknown) => unknown, argument = 'file'): MiddlewareFn {
+  return async ({ args }, next) => {
+    try {
+      await (args as Record<string, unknown>)[argument];
+    } catch (error) {
+      throw refusalOf(error);
+    }
+    return next();
+  };
+}
