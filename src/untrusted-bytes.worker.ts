@@ -4,6 +4,7 @@
  * across threads (bytes as Uint8Array, reports as plain data).
  */
 import 'reflect-metadata';
+import { workerData } from 'node:worker_threads';
 import { inspectImage } from './modules/files/inspect-image';
 import { inspectPdf } from './modules/files/inspect-pdf';
 import { prepareForSigning, type ImagePlacement, type SignerLayout } from './modules/signing/pdf/prepare-for-signing';
@@ -11,7 +12,11 @@ import { buildSignatureUpdate, type SignatureAppearance } from './modules/signin
 import { verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify-document';
 import { prefixStampPages } from './modules/stamps/prefix-stamp-pages';
 import { openPkcs12 } from './platform/crypto/pkcs12';
+import { createLogger, routeConsoleToLogger } from './platform/logger';
 import { workerTask } from './platform/workers/worker-pool';
+
+// What libraries print here (pdf-lib's warnings on damaged files) becomes JSON log lines, as in the main thread.
+routeConsoleToLogger(createLogger((workerData as { logLevel?: string } | undefined)?.logLevel ?? 'info'));
 
 export const inspectPdfTask = workerTask((bytes: Uint8Array) => inspectPdf(bytes));
 

@@ -78,7 +78,7 @@ export async function startServices(
     urls: new UrlSigner(config.urlSigningSecret, config.publicUrl),
     events,
     faces: createFaceMatcher(),
-    untrusted: new WorkerPool({ filename: UNTRUSTED_WORK_FILE, ...config.workers }),
+    untrusted: new WorkerPool({ filename: UNTRUSTED_WORK_FILE, ...config.workers, workerData: { logLevel: config.logLevel } }),
     rateLimiter: new RateLimiter(
       (text, values) => leanRows(orm, text, values),
       (error) => log.warn({ err: error }, 'rate limit counts not shared this time; kept for the next flush'),

@@ -10,6 +10,10 @@ import * as faceapi from '@vladmandic/face-api/dist/face-api.node-wasm.js';
 import { decodeImage, downscale, UnreadableImageError, type RgbImage } from './decode-image';
 import type { FaceMatchRefusal } from './face-match-error';
 import type { DetectedFace } from './face-scores';
+import { createLogger, routeConsoleToLogger } from '../../platform/logger';
+
+// What tfjs and face-api print in this thread becomes JSON log lines, as in the main thread.
+routeConsoleToLogger(createLogger(process.env.LOG_LEVEL ?? 'info'));
 
 export interface DetectRequest {
   id: number;

@@ -11,6 +11,8 @@ export interface WorkerPoolOptions {
   taskTimeoutMs: number;
   /** Old-generation heap of each thread: a decompression bomb ends its thread, not the process. */
   maxMemoryMb: number;
+  /** Given to each thread as `workerData` (its log level, say). */
+  workerData?: unknown;
 }
 
 /** A task's answer: its value, or the refusal it raised (an AppError does not cross postMessage as one). */
@@ -50,6 +52,7 @@ export class WorkerPool {
       maxQueue: options.maxQueue,
       idleTimeout: 30_000,
       resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
+      workerData: options.workerData,
     });
   }
 
