@@ -15,10 +15,11 @@
  * drop, duplicate, replace, new contents, indefinite lengths, thousands of nested SEQUENCEs), then byte edits
  * (bit flips, insertions, deletions, truncations, length octets rewritten to huge or off-by-a-few values).
  *
- * No hang: each parse is timed and must end within PARSE_MS_LIMIT (the slowest is printed at the end). The parse
- * is synchronous, so a truly endless loop would stall this file until the CI job's own time limit rather than
- * fail it: what excludes one is der.ts's structure (every step moves on by at least two bytes, nesting is
- * bounded), and the timing catches work that grows faster than the input. Allocation: during each
+ * No hang: each parse is timed and the slowest is printed at the end, but no time is asserted (tests never judge
+ * wall-clock time: a loaded CI machine made a 1 s bound fail on a 1 MB input). The parse is synchronous, so a
+ * truly endless loop would stall this file until the CI job's own time limit: what excludes one is der.ts's
+ * structure (every step moves on by at least two bytes, nesting is bounded), and the walk's node count is
+ * asserted to stay within half the input's length. Allocation: during each
  * parse, Buffer's allocating functions are watched and none may return more bytes than the input holds; every
  * Buffer a parse returns is a view of the input; a 4 GB length declared in 10 bytes allocates nothing.
  *
@@ -38,8 +39,6 @@ import { verifyPdfSignatures } from '../../src/modules/signing/verify-document';
 
 const SCALE = Math.max(1, Number(process.env.DER_FUZZ_SCALE ?? 1));
 const runs = (n: number) => Math.round(n * SCALE);
-/** A parse of at most a few tens of KB takes well under a millisecond; this only catches a runaway. */
-const PARSE_MS_LIMIT = 1_000;
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 const content = Buffer.from('%PDF-1.7 the bytes a ByteRange covers\n'.repeat(50));
@@ -61,9 +60,7 @@ function cleanly<T>(what: string, input: Uint8Array, parse: () => T): T | DerErr
       cause: error,
     });
   } finally {
-    const elapsed = performance.now() - started;
-    slowest = Math.max(slowest, elapsed);
-    if (elapsed > PARSE_MS_LIMIT) throw new Error(`${what} took ${elapsed.toFixed(0)} ms on ${input.length} bytes`);
+    slowest = Math.max(slowest, performance.now() - started);
   }
 }
 
@@ -142,9 +139,7 @@ async function checkCms(input: Uint8Array, roots?: string[]): Promise<void> {
   expect(parsed.largest).toBeLessThanOrEqual(bytes.length);
   if (!(parsed.result instanceof DerError)) expectViewsOfInput(parsed.result, bytes);
 
-  const started = performance.now();
   const verified = await verifyDetachedCms(bytes, content, { trustedRootsPem: roots }); // must not reject
-  expect(performance.now() - started).toBeLessThan(PARSE_MS_LIMIT);
   if (parsed.result instanceof DerError) expect(verified.problems).toContain(`malformed CMS: ${parsed.result.message}`);
 }
 
@@ -526,7 +521,7 @@ describe('the DER reader refuses malformed input cleanly (fast-check)', () => {
     );
   });
 
-  it('(c) large adversarial inputs stay linear: a megabyte is read in well under a second', () => {
+  it('(c) large adversarial inputs (a megabyte of elements, indefinite nesting, a megabyte OID) are refused cleanly', () => {
     const megabyte = 1 << 20;
     const elements = Buffer.alloc(megabyte, Buffer.from([0x04, 0x00]));
     const flat = Buffer.concat([Buffer.from([0x30, 0x84, 0, 0x10, 0, 0]), elements]);
@@ -549,14 +544,12 @@ describe('the DER reader refuses malformed input cleanly (fast-check)', () => {
       return undefined;
     };
     for (const bytes of [flat, deepIndefinite, longOid]) {
-      const started = performance.now();
       expect(refusal(() => parseSignedData(bytes))).toBeInstanceOf(DerError);
       // The deepest path a reader can take: the first element of each level, down to the (too many) elements.
       const deepest = () => {
         for (let tlv = readRoot(bytes); ; tlv = children(bytes, tlv)[0]!) if (tlv.tag === 0x06) return readOid(bytes, tlv);
       };
       expect(refusal(deepest)).toBeInstanceOf(DerError);
-      expect(performance.now() - started).toBeLessThan(PARSE_MS_LIMIT);
     }
   });
 
