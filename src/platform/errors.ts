@@ -95,20 +95,15 @@ export function isAppError(error: unknown): error is AppError {
 }
 
 /**
- * Finds the AppError a library wrapped (GraphQLError.originalError, cause chains). A database refusal of a
- * value (SQLSTATE class 22: out of range, too long, invalid text) is the caller's input the checks missed,
- * so it answers `400 bad_request`, never a 500 that shows the SQL.
+ * Finds the AppError a library wrapped (GraphQLError.originalError, cause chains). A database error never
+ * reaches a client as a 500 that shows the SQL: it answers what its SQLSTATE means to the caller.
  */
 export function findAppError(error: unknown): AppError | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 6; depth++) {
     if (current instanceof AppError) return current;
-    if (isDataException(current)) {
-      return new AppError('bad_request', {
-        errors: [{ field: 'input', problem: 'a value the service cannot store (too long, out of range or malformed)' }],
-        cause: current,
-      });
-    }
+    const fromDatabase = databaseRefusal(current);
+    if (fromDatabase) return fromDatabase;
     const next =
       (current as { originalError?: unknown; cause?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
     current = next;
@@ -116,9 +111,33 @@ export function findAppError(error: unknown): AppError | undefined {
   return undefined;
 }
 
-/** pg's errors carry the SQLSTATE in `code` beside a `severity`; MikroORM's wrappers carry it as `sqlState`. */
-function isDataException(error: unknown): boolean {
+/**
+ * By SQLSTATE class: 22, a value the checks missed (out of range, too long, invalid text) is the caller's to fix;
+ * 23, a constraint another request's change now breaks, is a conflict; 40 (serialization failure, deadlock),
+ * 08, 53 and 57 (connection lost, out of resources, cancelled or shut down) pass, and a retry succeeds.
+ * pg's errors carry the SQLSTATE in `code` beside a `severity`; MikroORM's wrappers carry it as `sqlState`.
+ */
+function databaseRefusal(error: unknown): AppError | undefined {
   const e = error as { code?: unknown; severity?: unknown; sqlState?: unknown };
   const state = typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' ? e.code : undefined;
-  return typeof state === 'string' && /^22[0-9A-Z]{3}$/.test(state);
+  if (typeof state !== 'string' || !/^[0-9A-Z]{5}$/.test(state)) return undefined;
+  switch (state.slice(0, 2)) {
+    case '22':
+      return new AppError('bad_request', {
+        errors: [{ field: 'input', problem: 'a value the service cannot store (too long, out of range or malformed)' }],
+        cause: error,
+      });
+    case '23':
+      return new AppError('conflict', { message: 'conflict', cause: error });
+    case '40':
+    case '08':
+    case '53':
+    case '57':
+      return new AppError('service_unavailable', {
+        errors: [{ field: 'request', problem: 'the database could not complete it now; retry shortly' }],
+        cause: error,
+      });
+    default:
+      return undefined;
+  }
 }

@@ -130,14 +130,24 @@ describe('NUL and control characters in ids, codes and names', () => {
     expect(app.logs.filter((line) => line.level === 50 && /internal|unexpected/i.test(String(line.msg)))).toEqual([]);
   });
 
-  it('a value the database refuses (SQLSTATE class 22) is bad_request, not a fault', () => {
+  it('a database error answers what its SQLSTATE means (22 bad_request, 23 conflict, 40/08/53/57 retry), never a 500', () => {
     const pgError = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
       code: '22021',
       severity: 'ERROR',
     });
     const wrapped = Object.assign(new Error('wrapped by the ORM'), { cause: pgError });
     expect(findAppError(wrapped)).toMatchObject({ code: 'bad_request', status: 400 });
-    const connectionLost = Object.assign(new Error('terminating connection'), { code: '57P01', severity: 'FATAL' });
-    expect(findAppError(connectionLost)).toBeUndefined();
+    const duplicate = Object.assign(new Error('duplicate key value violates unique constraint'), {
+      code: '23505',
+      severity: 'ERROR',
+    });
+    expect(findAppError(duplicate)).toMatchObject({ code: 'conflict', status: 409 });
+    const connectionLost = Object.assign(new Error('terminating connection'), { sqlState: '57P01' });
+    expect(findAppError(connectionLost)).toMatchObject({ code: 'service_unavailable', status: 503 });
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01', severity: 'ERROR' });
+    expect(findAppError(deadlock)).toMatchObject({ code: 'service_unavailable', status: 503 });
+    // A bug of ours (undefined column, syntax) stays a fault: logged in full, internal_error to the client.
+    expect(findAppError(Object.assign(new Error('column does not exist'), { code: '42703', severity: 'ERROR' }))).toBeUndefined();
+    expect(findAppError(new TypeError('x is undefined'))).toBeUndefined();
   });
 });
