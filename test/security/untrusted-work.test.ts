@@ -2,6 +2,7 @@ import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, restUpload } from '../helpers/clients';
+import { createSession, sessionBody, signerInput } from '../helpers/factories';
 import { heavyPdf } from '../helpers/heavy-pdf';
 import { MINIMAL_PDF } from '../helpers/fixtures';
 import { makePkcs12 } from '../helpers/pfx';
@@ -47,6 +48,43 @@ describe('work on uploaded bytes runs in the worker pool', () => {
       query: { client_id: response.body.data!.client_id },
     });
     expect(details.body.data!.page_count).toBe(1);
+  });
+
+  it('signing and verifying a heavy document run in the pool: the service answers meanwhile, and the signature verifies', async () => {
+    const heavy = heavyPdf(40_000);
+    const uploaded = await restUpload<{ client_id: string }>(app, '/files/upload-pdf', owner.token, {
+      bytes: heavy,
+      filename: 'heavy.pdf',
+    });
+    expect(uploaded.status).toBe(200);
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(uploaded.body.data!.client_id, { signers: [signerInput()] }),
+    );
+    const signed = await fetch(new URL('/signer-api/sign', app.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.signers[0].token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ consent: true }),
+    });
+    expect(signed.status).toBe(200);
+
+    const finished: string[] = [];
+    const verify = rest<{ all_valid: boolean; signatures: unknown[] }>(app, 'GET', '/esign/verify', {
+      token: owner.token,
+      query: { client_id: session.client_id },
+    }).then((response) => {
+      finished.push('verify');
+      return response;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await fetch(new URL('/healthz', app.url))).status).toBe(200);
+    finished.push('health');
+    const report = await verify;
+    expect(report.status, JSON.stringify(report.body)).toBe(200);
+    expect(report.body.data).toMatchObject({ all_valid: true });
+    expect(report.body.data!.signatures).toHaveLength(1);
+    expect(finished).toEqual(['health', 'verify']);
   });
 
   it('a full queue refuses at once with 503 service_unavailable, and the pool works again afterwards', async () => {
