@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { parse, type GraphQLSchema } from 'graphql';
+import { getIntrospectionQuery, parse, type GraphQLSchema } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -68,6 +68,16 @@ describe('operation cost: a list costs its page size or its declared maximum tim
     expect(refusal).toBeInstanceOf(AppError);
     expect(refusal).toMatchObject({ code: 'query_too_complex', status: 400 });
     expect(refusal!.details).toEqual({ cost: cost(bomb), limit: DEFAULT_OPERATION_LIMITS.maxCost });
+  });
+
+  it('lets the standard introspection query through (tools send it), and still weighs what it wraps', () => {
+    expect(() =>
+      checkOperationLimits(schema, parse(getIntrospectionQuery()), undefined, {}, DEFAULT_OPERATION_LIMITS),
+    ).not.toThrow();
+    const hidden = `{ __typename ${'{ stampOrder(client_id: "stamp_x") { stamps { order { stamps { order { stamps { stamp_id } } } } } } }'.slice(1, -1)} }`;
+    expect(() => checkOperationLimits(schema, parse(hidden), undefined, {}, DEFAULT_OPERATION_LIMITS)).toThrow(
+      expect.objectContaining({ code: 'query_too_complex' }),
+    );
   });
 
   it('refuses more aliases than the limit, counted through fragments', () => {

@@ -46,7 +46,10 @@ export const PageItems = () => Extensions({ maxItems: 1 });
  * answer can hold: `stamps { order { stamps } }` on orders of up to 5000 stamps is refused before it runs.
  * graphql-query-complexity walks the document (fragments, @include/@skip, variables); this is its estimator.
  */
-const costEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  // Introspection answers from the schema itself, bounded by its size and the depth limit; weighing its lists at
+  // 100 items each would refuse the standard introspection query every GraphQL tool sends.
+  if (type.name.startsWith('__') || field.name.startsWith('__')) return childComplexity;
   if (typeof args.size === 'number') return 1 + Math.max(0, args.size) * childComplexity;
   if (!isListType(getNullableType(field.type)) || childComplexity === 0) return 1 + childComplexity;
   const declared = field.extensions?.maxItems;
