@@ -4,6 +4,7 @@
  * across threads (bytes as Uint8Array, reports as plain data).
  */
 import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
 import { workerData } from 'node:worker_threads';
 import { inspectImage } from './modules/files/inspect-image';
 import { inspectPdf } from './modules/files/inspect-pdf';
@@ -18,7 +19,10 @@ import { workerTask } from './platform/workers/worker-pool';
 // What libraries print here (pdf-lib's warnings on damaged files) becomes JSON log lines, as in the main thread.
 routeConsoleToLogger(createLogger((workerData as { logLevel?: string } | undefined)?.logLevel ?? 'info'));
 
-export const inspectPdfTask = workerTask((bytes: Uint8Array) => inspectPdf(bytes));
+/** An upload, spooled to a file: read here, so the thread that parses it is the only one that holds it. */
+export const inspectPdfFileTask = workerTask(async (path: string) => inspectPdf(await readFile(path)));
+
+export const inspectImageFileTask = workerTask(async (path: string) => inspectImage(await readFile(path)));
 
 export const inspectImageTask = workerTask((bytes: Uint8Array) => inspectImage(bytes));
 

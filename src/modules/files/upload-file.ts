@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -54,13 +53,13 @@ export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind,
         ? new AppError('file_empty', { errors: [{ field: 'file', problem: 'no bytes' }] })
         : new AppError('file_empty', { message: ASSET_ERROR_MESSAGES.empty, errors: [{ field: 'file', problem: 'no bytes' }] });
     }
-    const bytes = await readFile(spooled.path);
     // Parsing an uploaded PDF can take seconds (and a crafted image header was once a 110 s decode): the
-    // worker pool does it, within its time and memory budget.
+    // worker pool does it, within its time and memory budget. The thread reads the spooled file itself, so the
+    // upload is in memory once, in the thread that parses it.
     const facts =
       kind === 'pdf'
-        ? { mime: 'application/pdf', ...(await deps.untrusted.run<PdfFacts>('inspectPdfTask', bytes)) }
-        : await deps.untrusted.run<ImageFacts>('inspectImageTask', bytes);
+        ? { mime: 'application/pdf', ...(await deps.untrusted.run<PdfFacts>('inspectPdfFileTask', spooled.path)) }
+        : await deps.untrusted.run<ImageFacts>('inspectImageFileTask', spooled.path);
 
     const file = deps.em.create(StoredFile, {
       user: deps.em.getReference(User, actor.userId),
