@@ -238,6 +238,20 @@ describe('the REST face', () => {
       type: 'string',
       format: 'binary',
     });
+    // A body route's fields are in its body, not repeated as query parameters the router would ignore.
+    for (const route of restRoutes.filter((r) => r.method === 'POST' || r.method === 'PUT')) {
+      const operation = document.paths[`/api/v1${route.path}`][route.method.toLowerCase()] as { parameters?: { in: string }[] };
+      expect(
+        (operation.parameters ?? []).filter((parameter) => parameter.in === 'query'),
+        route.path,
+      ).toEqual([]);
+    }
+    expect(document.paths['/api/v1/esign/cancel'].post.requestBody.content['application/json'].schema.properties).toHaveProperty(
+      'client_id',
+    );
+    expect(document.paths['/api/v1/wallet'].get.responses['429'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/ErrorEnvelope',
+    );
   });
 
   it('reports health and readiness', async () => {

@@ -30,7 +30,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (`bad_request`, `missing_fields` or an operation-specific code).',
   401: '`unauthorized`: missing, malformed, unknown, expired or revoked token.',
   404: '`not_found`: no such resource for this user.',
+  413: '`payload_too_large`: a JSON body over 1 MiB.',
+  429: '`rate_limited`: the quota of this token (or address) for the minute is spent; see `Retry-After` and `RateLimit`.',
   500: '`internal_error`: a fault of the service (logged with the request id returned in `x-request-id`).',
+  503: '`service_unavailable`: busy (every worker thread taken, or the database momentarily); retry shortly.',
 };
 
 /**
@@ -60,6 +63,11 @@ export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], pu
     if (!operation) throw new Error(`SOFA generated no OpenAPI operation for ${route.method} ${fullPath}`);
     operation.summary = route.summary;
     operation.operationId ??= route.operation.replace('.', '_');
+    // SOFA lists every argument as a query parameter too; POST and PUT take the body only (the router drops
+    // their query string), and uploads take their multipart parts.
+    if (route.multipart || route.method === 'POST' || route.method === 'PUT') {
+      operation.parameters = (operation.parameters ?? []).filter((parameter: { in?: string }) => parameter.in !== 'query');
+    }
     const success = operation.responses?.['200']?.content?.['application/json']?.schema ?? {};
     operation.responses = {
       200: {
