@@ -146,6 +146,19 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
 
   // ws closes a socket whose message is larger with 1009 (message too big) before anything reads it.
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: GRAPHQL_MAX_REQUEST_BYTES });
+  // ws closes a socket whose message is over the limit (1009) and emits 'error' on it, which graphql-ws logs as
+  // an internal error with its stack: a client could fill the error log, before it even authenticates. It is a
+  // refused request, logged as one.
+  wsServer.on('connection', (socket) => {
+    const emit = socket.emit.bind(socket);
+    socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event === 'error' && (args[0] as { code?: unknown } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        log.info({ limit: GRAPHQL_MAX_REQUEST_BYTES }, 'graphql-ws message over the size limit: socket closed (1009)');
+        return true;
+      }
+      return emit(event, ...args);
+    }) as typeof socket.emit;
+  });
   const tokenSockets = new TokenSockets(log);
   tokenSockets.follow(services.events.subscribe(TOKEN_REVOKED_TOPIC));
   const stopRechecking = services.events.onReconnect(

@@ -103,7 +103,12 @@ interface HttpAnswer {
   body: any;
 }
 
-async function postGraphQL(app: TestApp, token: string | null, body: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+async function postGraphQL(
+  app: TestApp,
+  token: string | null,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
   const response = await fetch(new URL('/graphql', app.url), {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -121,7 +126,10 @@ function deepQuery(schema: GraphQLSchema, depth: number): string {
     for (const field of Object.values(type.getFields())) {
       const target = getNamedType(field.type);
       const required = field.args.filter((arg) => isNonNullType(arg.type));
-      if (!isObjectType(target) || required.some((arg) => !isScalarType(getNamedType(arg.type)) || getNamedType(arg.type).name !== 'String'))
+      if (
+        !isObjectType(target) ||
+        required.some((arg) => !isScalarType(getNamedType(arg.type)) || getNamedType(arg.type).name !== 'String')
+      )
         continue;
       const inner = walk(target, remaining - 1);
       if (inner === undefined) continue;
@@ -178,7 +186,11 @@ describe('graphql-ws connections end with their access token', () => {
 
   it('revoking a token (the CLI’s function) closes its sockets with 4401; no event reaches them after', async () => {
     const watcher = await issueAccessToken(em(), owner.user_id, { label: 'watcher' });
-    const session = await createSession(app, owner.token, sessionBody(fileId, { signers: [signerInput(), signerInput({ full_name: 'B' })] }));
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, { signers: [signerInput(), signerInput({ full_name: 'B' })] }),
+    );
     const first = connect(watcher.token);
     const second = connect(watcher.token);
     await Promise.all([first.connected, second.connected]);
@@ -348,13 +360,19 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
     socket.send(JSON.stringify({ id: 'big', type: 'subscribe', payload: { query: padded } }));
     expect(await closed).toBe(1009);
     expect(messages.some((message) => message.id === 'big')).toBe(false);
+    // A refused request, not a fault: nothing at error level (graphql-ws alone logged its stack as an internal error).
+    expect(app.logs.filter((line) => line.level === 50 && /WebSocket/.test(String(line.msg)))).toEqual([]);
+    expect(app.logs.some((line) => line.msg === 'graphql-ws message over the size limit: socket closed (1009)')).toBe(true);
 
     // HTTP refuses the same document with the same limit, as a GraphQL response.
     const http = await postGraphQL(app, owner.token, JSON.stringify({ query: padded }));
     expect(http.status).toBe(413);
     expect(http.contentType).toMatch(/^application\/json/);
     expect(http.body.errors).toHaveLength(1);
-    expect(http.body.errors[0]).toMatchObject({ message: 'payload_too_large', extensions: { code: 'payload_too_large', status: 413 } });
+    expect(http.body.errors[0]).toMatchObject({
+      message: 'payload_too_large',
+      extensions: { code: 'payload_too_large', status: 413 },
+    });
     expect(http.body).not.toHaveProperty('status_code');
     await stillAnswers();
   });
@@ -370,7 +388,10 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
     const meanwhile = await settled(operate(connection.client, ME));
 
     expect(codesOf(refused.errors[0])).toEqual(['bad_request']);
-    expect((refused.errors[0] as any)[0]).toMatchObject({ message: expect.stringMatching(/^Syntax Error/), extensions: { status: 400 } });
+    expect((refused.errors[0] as any)[0]).toMatchObject({
+      message: expect.stringMatching(/^Syntax Error/),
+      extensions: { status: 400 },
+    });
     expect(meanwhile.results).toEqual([{ data: { me: { user_id: owner.user_id } } }]);
 
     await sleep(300);
@@ -389,14 +410,26 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
     const cases: { name: string; query: string; variables?: Record<string, unknown>; operationName?: string }[] = [
       { name: 'unknown field', query: '{ me { user_id nickname } }' },
       { name: 'too deep', query: deepQuery(app.http.schema, 13) },
-      { name: 'missing variable', query: 'query Read($id: String!) { esignSession(client_id: $id) { client_id } }', variables: {} },
-      { name: 'mistyped variable', query: 'query Read($id: String!) { esignSession(client_id: $id) { client_id } }', variables: { id: { not: 'text' } } },
+      {
+        name: 'missing variable',
+        query: 'query Read($id: String!) { esignSession(client_id: $id) { client_id } }',
+        variables: {},
+      },
+      {
+        name: 'mistyped variable',
+        query: 'query Read($id: String!) { esignSession(client_id: $id) { client_id } }',
+        variables: { id: { not: 'text' } },
+      },
       { name: 'unknown operation', query: 'query A { me { user_id } }', operationName: 'B' },
       { name: 'two operations, no name', query: 'query A { me { user_id } } query B { me { user_id } }' },
     ];
     const connection = connect();
     for (const each of cases) {
-      const http = await postGraphQL(app, owner.token, JSON.stringify({ query: each.query, variables: each.variables, operationName: each.operationName }));
+      const http = await postGraphQL(
+        app,
+        owner.token,
+        JSON.stringify({ query: each.query, variables: each.variables, operationName: each.operationName }),
+      );
       const ws = await settled(operate(connection.client, each.query, each.variables, each.operationName));
       expect(http.status, each.name).toBe(400);
       expect(http.body.data, each.name).toBeUndefined();
@@ -413,35 +446,69 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
   it('whatever goes wrong on /graphql over HTTP, the answer is {errors: [{message, extensions: {code}}]} with a lowercase code', async () => {
     const refusals: { name: string; answer: () => Promise<HttpAnswer>; status: number; code: string }[] = [
       { name: 'bad JSON', answer: () => postGraphQL(app, owner.token, '{"query": '), status: 400, code: 'bad_request' },
-      { name: 'JSON that is not an object', answer: () => postGraphQL(app, owner.token, '"{ me { user_id } }"'), status: 400, code: 'bad_request' },
+      {
+        name: 'JSON that is not an object',
+        answer: () => postGraphQL(app, owner.token, '"{ me { user_id } }"'),
+        status: 400,
+        code: 'bad_request',
+      },
       { name: 'no query', answer: () => postGraphQL(app, owner.token, '{}'), status: 400, code: 'bad_request' },
-      { name: 'batching', answer: () => postGraphQL(app, owner.token, JSON.stringify([{ query: ME }, { query: ME }])), status: 400, code: 'bad_request' },
+      {
+        name: 'batching',
+        answer: () => postGraphQL(app, owner.token, JSON.stringify([{ query: ME }, { query: ME }])),
+        status: 400,
+        code: 'bad_request',
+      },
       {
         name: 'APQ hash mismatch',
         answer: () =>
-          postGraphQL(app, owner.token, JSON.stringify({ query: ME, extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } })),
+          postGraphQL(
+            app,
+            owner.token,
+            JSON.stringify({ query: ME, extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } }),
+          ),
         status: 400,
         code: 'bad_request',
       },
       {
         name: 'APQ version',
         answer: () =>
-          postGraphQL(app, owner.token, JSON.stringify({ query: ME, extensions: { persistedQuery: { version: 2, sha256Hash: '0'.repeat(64) } } })),
+          postGraphQL(
+            app,
+            owner.token,
+            JSON.stringify({ query: ME, extensions: { persistedQuery: { version: 2, sha256Hash: '0'.repeat(64) } } }),
+          ),
         status: 400,
         code: 'bad_request',
       },
       {
         name: 'a subscription over HTTP',
-        answer: () => postGraphQL(app, owner.token, JSON.stringify({ query: 'subscription { esignSessionUpdated(client_id: "esign_x") { status } }' })),
+        answer: () =>
+          postGraphQL(
+            app,
+            owner.token,
+            JSON.stringify({ query: 'subscription { esignSessionUpdated(client_id: "esign_x") { status } }' }),
+          ),
         status: 400,
         code: 'bad_request',
       },
-      { name: 'unauthenticated', answer: () => postGraphQL(app, null, JSON.stringify({ query: ME })), status: 401, code: 'unauthorized' },
+      {
+        name: 'unauthenticated',
+        answer: () => postGraphQL(app, null, JSON.stringify({ query: ME })),
+        status: 401,
+        code: 'unauthorized',
+      },
       {
         name: 'a bad multipart map',
         answer: async () => {
           const form = new FormData();
-          form.append('operations', JSON.stringify({ query: 'mutation ($file: Upload!) { uploadPdf(file: $file) { client_id } }', variables: { file: null } }));
+          form.append(
+            'operations',
+            JSON.stringify({
+              query: 'mutation ($file: Upload!) { uploadPdf(file: $file) { client_id } }',
+              variables: { file: null },
+            }),
+          );
           form.append('map', '{not json');
           form.append('0', new Blob([new Uint8Array([37, 80, 68, 70])]), 'a.pdf');
           const response = await fetch(new URL('/graphql', app.url), {
@@ -449,7 +516,11 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
             headers: { authorization: `Bearer ${owner.token}`, 'apollo-require-preflight': 'true' },
             body: form,
           });
-          return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.json() };
+          return {
+            status: response.status,
+            contentType: response.headers.get('content-type') ?? '',
+            body: await response.json(),
+          };
         },
         status: 400,
         code: 'bad_request',
@@ -465,7 +536,11 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
             headers: { authorization: `Bearer ${owner.token}`, 'apollo-require-preflight': 'true' },
             body: form,
           });
-          return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.json() };
+          return {
+            status: response.status,
+            contentType: response.headers.get('content-type') ?? '',
+            body: await response.json(),
+          };
         },
         status: 413,
         code: 'payload_too_large',
@@ -481,8 +556,14 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
         answer: async () => {
           const url = new URL('/graphql', app.url);
           url.searchParams.set('query', 'mutation { cancelEsign(client_id: "esign_x") { status } }');
-          const response = await fetch(url, { headers: { authorization: `Bearer ${owner.token}`, 'apollo-require-preflight': 'true' } });
-          return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.json() };
+          const response = await fetch(url, {
+            headers: { authorization: `Bearer ${owner.token}`, 'apollo-require-preflight': 'true' },
+          });
+          return {
+            status: response.status,
+            contentType: response.headers.get('content-type') ?? '',
+            body: await response.json(),
+          };
         },
         status: 405,
         code: 'method_not_allowed',
@@ -494,7 +575,10 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
       expect(answer.contentType, refusal.name).toMatch(/^application\/(graphql-response\+)?json/);
       expect(Object.keys(answer.body), refusal.name).toEqual(['errors']);
       expect(answer.body.errors, refusal.name).toHaveLength(1);
-      expect(answer.body.errors[0], refusal.name).toMatchObject({ message: expect.any(String), extensions: { code: refusal.code } });
+      expect(answer.body.errors[0], refusal.name).toMatchObject({
+        message: expect.any(String),
+        extensions: { code: refusal.code },
+      });
     }
     await stillAnswers();
   });
