@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
+import { isUploadSizeLimit } from '../../platform/graphql/upload-argument';
 import { malformedMultipart } from '../../platform/rest/multipart';
 import type { BlobStore } from '../../platform/storage/blob-store';
 import { SpoolLimitExceeded, spoolToTempFile } from '../../platform/storage/spool';
@@ -94,7 +95,7 @@ export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind,
  * temporary file could not be written or read) is a fault of the service and stays what it is (a 500).
  */
 export function uploadStreamRefusal(kind: FileKind, error: unknown): unknown {
-  if (error instanceof SpoolLimitExceeded || isUpstreamSizeLimit(error)) {
+  if (error instanceof SpoolLimitExceeded || isUploadSizeLimit(error)) {
     return new AppError('file_too_large', {
       errors: [{ field: 'file', problem: `larger than ${UPLOAD_LIMITS[kind]} bytes` }],
     });
@@ -102,12 +103,6 @@ export function uploadStreamRefusal(kind: FileKind, error: unknown): unknown {
   if (error instanceof AppError) return error;
   if (isSystemError(error)) return error;
   return malformedMultipart(error);
-}
-
-/** graphql-upload-ts fails the stream itself when its own cap is passed. */
-function isUpstreamSizeLimit(error: unknown): boolean {
-  const e = error as { code?: string; status?: number } | undefined;
-  return e?.code === 'FILE_TOO_LARGE' || e?.status === 413;
 }
 
 /** Node's errors from the operating system (ENOSPC, EACCES...) carry the failed system call. */

@@ -2,7 +2,7 @@ import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
 import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { AppError } from '../../platform/errors';
 import type { RequestContext } from '../../platform/graphql/context';
-import { refuseFailedUpload } from '../../platform/graphql/upload-argument';
+import { isUploadSizeLimit, refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { malformedMultipart } from '../../platform/rest/multipart';
 import { deletePfx, listOwnPfx, MAX_PFX_BYTES, uploadPfx } from './manage-pfx';
 import { DeletedPfxType, PfxType, toPfxView } from './pfx.types';
@@ -12,9 +12,7 @@ const tooLarge = () =>
 
 /** A part that failed: over graphql-upload-ts's size limit, or a malformed or unfinished body. */
 function uploadRefusal(error: unknown): unknown {
-  const e = error as { code?: unknown; status?: unknown } | undefined;
-  if (e?.code === 'FILE_TOO_LARGE' || e?.status === 413) return tooLarge();
-  return malformedMultipart(error);
+  return isUploadSizeLimit(error) ? tooLarge() : malformedMultipart(error);
 }
 
 async function readUpload(file: Promise<FileUpload>): Promise<{ filename: string; bytes: Buffer }> {

@@ -16,3 +16,9 @@ export function refuseFailedUpload(refusalOf: (error: unknown) => unknown, argum
     return next();
   };
 }
+
+/** graphql-upload-ts fails a part (or its stream) this way when its own size cap is passed. */
+export function isUploadSizeLimit(error: unknown): boolean {
+  const e = error as { code?: unknown; status?: unknown } | undefined;
+  return e?.code === 'FILE_TOO_LARGE' || e?.status === 413;
+}
