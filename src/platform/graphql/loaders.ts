@@ -21,26 +21,15 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
       const bySession = await readSignerRecords(orm, sessionIds);
       return sessionIds.map((id) => bySession.get(id)!);
     }),
-    /**
-     * A window of each template's sessions, newest first; key `template_id|offset|limit`. Templates of one
-     * request ask alike, so any number of them costs two statements per distinct window.
-     */
-    sessionsByTemplate: new DataLoader<string, EsignSession[]>(async (keys) => {
-      const windows = new Map<string, string[]>();
-      for (const key of keys) {
-        const [templateId, offset, limit] = key.split('|');
-        const window = `${offset}|${limit}`;
-        windows.set(window, [...(windows.get(window) ?? []), templateId]);
-      }
-      const byKey = new Map<string, EsignSession[]>();
-      for (const [window, templateIds] of windows) {
-        const [offset, limit] = window.split('|').map(Number);
+    /** A window of each template's sessions, newest first; key `template_id|offset|limit`. */
+    sessionsByTemplate: new DataLoader<string, EsignSession[]>((keys) =>
+      loadByWindow(keys, async ([offset, limit], templateIds) => {
         const ranked = await entityManager()
           .getConnection()
           .execute<{ id: string }[]>(
             `select id from (select id, row_number() over (partition by template_id order by created_at desc, seq desc) as rank
              from esign_sessions where template_id in (${templateIds.map(() => '?').join(', ')})) ranked where rank > ? and rank <= ?`,
-            [...templateIds, offset, offset + limit],
+            [...templateIds, Number(offset), Number(offset) + Number(limit)],
           );
         const sessions = ranked.length
           ? await entityManager().find(
@@ -49,15 +38,9 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
               { orderBy: { createdAt: 'desc', seq: 'desc' } },
             )
           : [];
-        for (const templateId of templateIds) {
-          byKey.set(
-            `${templateId}|${window}`,
-            sessions.filter((session) => session.template?.id === templateId),
-          );
-        }
-      }
-      return keys.map((key) => byKey.get(key) ?? []);
-    }),
+        return (templateId) => sessions.filter((session) => session.template?.id === templateId);
+      }),
+    ),
     /** Listed (non-pending) instances per order, optionally of one status; key `order_id|status`. */
     stampsByOrder: new DataLoader<string, StampInstance[]>(async (keys) => {
       const orderIds = [...new Set(keys.map((key) => key.split('|')[0]))];
@@ -71,20 +54,9 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
         return instances.filter((instance) => instance.order.id === orderId && (!status || instance.status === status));
       });
     }),
-    /**
-     * One page of an order's listed instances; key `order_id|status|offset|limit`. Orders of one request page
-     * alike, so a page of orders costs one statement per distinct window, never an order's 5000 rows.
-     */
-    stampPageByOrder: new DataLoader<string, StampInstance[]>(async (keys) => {
-      const windows = new Map<string, string[]>();
-      for (const key of keys) {
-        const [orderId, ...window] = key.split('|');
-        const group = window.join('|');
-        windows.set(group, [...(windows.get(group) ?? []), orderId]);
-      }
-      const byKey = new Map<string, StampInstance[]>();
-      for (const [window, orderIds] of windows) {
-        const [status, offset, limit] = window.split('|');
+    /** One page of an order's listed instances; key `order_id|status|offset|limit`. */
+    stampPageByOrder: new DataLoader<string, StampInstance[]>((keys) =>
+      loadByWindow(keys, async ([status, offset, limit], orderIds) => {
         const ranked = await entityManager()
           .getConnection()
           .execute<{ id: string }[]>(
@@ -97,15 +69,9 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
         const instances = ranked.length
           ? await entityManager().find(StampInstance, { id: ranked.map((row) => row.id) }, { orderBy: { serial: 'asc' } })
           : [];
-        for (const orderId of orderIds) {
-          byKey.set(
-            `${orderId}|${window}`,
-            instances.filter((instance) => instance.order.id === orderId),
-          );
-        }
-      }
-      return keys.map((key) => byKey.get(key) ?? []);
-    }),
+        return (orderId) => instances.filter((instance) => instance.order.id === orderId);
+      }),
+    ),
     statusCountsByOrder: new DataLoader<string, Record<StampStatus, number>>(async (orderIds) => {
       const rows = await entityManager()
         .getConnection()
@@ -141,3 +107,26 @@ export function createLoaders(orm: Orm, entityManager: () => EntityManager) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/**
+ * For loaders keyed `parent|window...` (a page of each parent's children): the parents asking for one window are
+ * read together, so a page of parents costs one read per distinct window, whatever their number. `read` gets the
+ * window's parts and its parents, and answers each parent's children.
+ */
+async function loadByWindow<T>(
+  keys: readonly string[],
+  read: (window: string[], parentIds: string[]) => Promise<(parentId: string) => T[]>,
+): Promise<T[][]> {
+  const parentsByWindow = new Map<string, string[]>();
+  for (const key of keys) {
+    const [parentId, ...window] = key.split('|');
+    const group = window.join('|');
+    parentsByWindow.set(group, [...(parentsByWindow.get(group) ?? []), parentId]);
+  }
+  const byKey = new Map<string, T[]>();
+  for (const [window, parentIds] of parentsByWindow) {
+    const childrenOf = await read(window.split('|'), parentIds);
+    for (const parentId of parentIds) byKey.set(`${parentId}|${window}`, childrenOf(parentId));
+  }
+  return keys.map((key) => byKey.get(key) ?? []);
+}
