@@ -16,7 +16,7 @@ import {
 import { AppError } from '../../platform/errors';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
-import { MAX_PAGE_SIZE, RequiredPageArgs, checkPage } from '../../platform/graphql/paging';
+import { NestedPageArgs, RequiredPageArgs, windowOf } from '../../platform/graphql/paging';
 import { MaxItems } from '../../platform/graphql/operation-limits';
 import { EsignSessionType, toSessionView } from '../esign/session.types';
 import { FileInfoType, toFileInfo } from '../files/file.types';
@@ -144,17 +144,14 @@ export class StampOrderResolver {
   @MaxItems(ORDER_LIMITS.quantity.max)
   async stamps(
     @Root() order: CreatedStampOrderType,
+    @Args() paging: NestedPageArgs,
     @Ctx() ctx: RequestContext,
-    @Arg('page', () => Int, { nullable: true, description: 'GraphQL only: page number from 1 (with size).' })
-    page?: number | null,
-    @Arg('size', () => Int, { nullable: true, description: `GraphQL only: stamps per page, 1 to ${MAX_PAGE_SIZE}.` })
-    size?: number | null,
   ): Promise<StampInstanceType[]> {
     const status = order.stamps_status ?? '';
-    if (page == null && size == null) {
+    if (paging.page == null && paging.size == null) {
       return (await ctx.loaders.stampsByOrder.load(`${order.client_id}|${status}`)).map(toStampView);
     }
-    const { offset, limit } = checkPage({ page, size });
+    const { offset, limit } = windowOf(paging, ORDER_LIMITS.quantity.max);
     return (await ctx.loaders.stampPageByOrder.load(`${order.client_id}|${status}|${offset}|${limit}`)).map(toStampView);
   }
 

@@ -1,8 +1,8 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../platform/errors';
 import type { RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
-import { MAX_PAGE_SIZE, PageArgs, checkPage } from '../../platform/graphql/paging';
+import { NestedPageArgs, PageArgs, windowOf } from '../../platform/graphql/paging';
 import { SessionOptionsArgs } from '../esign/session.resolver';
 import { EsignSessionType, toSessionView } from '../esign/session.types';
 import { FileInfoType, toFileInfo } from '../files/file.types';
@@ -105,12 +105,10 @@ export class TemplateResolver {
   @MaxItems(LATEST_TEMPLATE_SESSIONS)
   async sessions(
     @Root() template: TemplateType,
+    @Args() paging: NestedPageArgs,
     @Ctx() ctx: RequestContext,
-    @Arg('page', () => Int, { nullable: true, description: 'Page number from 1 (with size).' }) page?: number | null,
-    @Arg('size', () => Int, { nullable: true, description: `Sessions per page, 1 to ${MAX_PAGE_SIZE}.` }) size?: number | null,
   ): Promise<EsignSessionType[]> {
-    const { offset, limit } =
-      page == null && size == null ? { offset: 0, limit: LATEST_TEMPLATE_SESSIONS } : checkPage({ page, size });
+    const { offset, limit } = windowOf(paging, LATEST_TEMPLATE_SESSIONS);
     return (await ctx.loaders.sessionsByTemplate.load(`${template.client_id}|${offset}|${limit}`)).map(toSessionView);
   }
 }

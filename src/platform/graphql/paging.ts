@@ -32,6 +32,24 @@ export class RequiredPageArgs {
   size!: number;
 }
 
+/**
+ * A nested list GraphQL clients may page (an order's stamps, a template's sessions): `page` and `size`, or
+ * neither for the whole list. Nested arguments are GraphQL's only (REST's schema drops them).
+ */
+@ArgsType()
+export class NestedPageArgs {
+  @Field(() => Int, { nullable: true, description: 'GraphQL only: page number from 1 (with size).' })
+  page?: number | null;
+
+  @Field(() => Int, { nullable: true, description: `GraphQL only: items per page, 1 to ${MAX_PAGE_SIZE}.` })
+  size?: number | null;
+}
+
+/** The rows a nested page asks for; without `page` and `size`, the first `whole` of them. */
+export function windowOf(args: NestedPageArgs, whole: number): { offset: number; limit: number } {
+  return args.page == null && args.size == null ? { offset: 0, limit: whole } : checkPage(args);
+}
+
 export function checkPage(args: { page?: number | null; size?: number | null }): { offset: number; limit: number } {
   // An explicit null means the same as leaving the argument out.
   const page = args.page ?? 1;
