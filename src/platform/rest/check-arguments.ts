@@ -11,7 +11,6 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { AppError, type FieldProblem } from '../errors';
-import { findControlCharacters } from '../validation/text';
 import type { RestRoute } from './route';
 
 export function routeArguments(schema: GraphQLSchema, route: RestRoute): readonly GraphQLArgument[] {
@@ -40,7 +39,7 @@ function fromQueryText(value: unknown, type: GraphQLInputType): unknown {
  * (`"yes"` becomes `false`, `"1"` becomes 1). Every given argument is checked here first with GraphQL's own
  * input coercion, so a value of the wrong type is `400 bad_request` naming the field, and never reinterpreted.
  * Absent and null arguments are left to the service, which reports them as missing. Text with NUL or other
- * control characters is refused here too, naming the field (PostgreSQL would refuse it later, as a fault).
+ * control characters is refused by the shared executor (executeOperation), for both faces alike.
  */
 export function checkArguments(
   args: readonly GraphQLArgument[],
@@ -55,7 +54,6 @@ export function checkArguments(
     coerceInputValue(value, arg.type, (path, _invalid, error) => {
       problems.push({ field: fieldPath(arg.name, path), problem: error.message });
     });
-    findControlCharacters(value, arg.name, problems);
   }
   if (problems.length > 0) throw AppError.badRequest(problems);
 }
