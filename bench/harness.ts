@@ -6,7 +6,7 @@ import forge from 'node-forge';
 import pg from 'pg';
 import { createHttpApp, type HttpApp } from '../src/app';
 import { loadConfig, type AppConfig } from '../src/config';
-import { jobDefinitions } from '../src/jobs';
+import { composition } from '../src/modules';
 import { createRootCa, issueSigningCertificate } from '../src/modules/signing/certificates';
 import { createUser } from '../src/modules/users/create-user';
 import { creditWallet } from '../src/modules/wallet/credit-wallet';
@@ -80,7 +80,7 @@ export interface BenchServiceEnv {
 
 /**
  * The environment startBenchApp configures the service with, for a benchmark that runs the service in a process
- * of its own (`node dist/src/main.js` or `dist/src/worker.js`) on `databaseUrl`.
+ * of its own (`dist-bench/src/main.js` or `dist-bench/src/worker.js`) on `databaseUrl`.
  */
 export async function benchServiceEnv(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServiceEnv> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-bench-app-'));
@@ -125,8 +125,8 @@ export async function startBenchApp(database: BenchDatabase, env: Record<string,
   const prepared = await benchServiceEnv(url, env);
   const config = loadConfig(prepared.env);
   const log = createLogger(config.logLevel);
-  const services = await startServices(config, log, { url }, jobDefinitions);
-  const http = await createHttpApp(services);
+  const services = await startServices(config, log, { url }, composition);
+  const http = await createHttpApp(services, composition);
   await new Promise<void>((resolve) => http.server.listen(prepared.port, '127.0.0.1', () => resolve()));
   return {
     url: `http://127.0.0.1:${prepared.port}`,

@@ -44,7 +44,7 @@ function sleep(ms: number): Promise<void> {
 
 /**
  * Benchmark 3. (a) A 5000-stamp mock order, from create-order to all `available`, procured by a separate worker
- * process (`dist/src/worker.js`, the API with RUN_WORKERS=false): stamps/s and the worker's peak memory, against
+ * process (`dist-bench/src/worker.js`, the API with RUN_WORKERS=false): stamps/s and the worker's peak memory, against
  * rendering and storing the same number of certificates directly. (b) The queue alone: no-op jobs through the
  * service's job machinery against raw pg-boss `send` + `work` with the same batch size (floor 0.8x).
  */

@@ -18,7 +18,10 @@ export interface ServiceProcess {
 
 const OUTPUT_KEPT = 20_000;
 
-/** `dist/src/<script>` in a fresh Node process with only `env` (plus PATH, HOME and TMPDIR) as its environment. */
+/**
+ * `dist-bench/src/<script>` (bench/tsconfig.json compiles src/ there beside bench/) in a fresh Node process
+ * with only `env` (plus PATH, HOME and TMPDIR) as its environment.
+ */
 export function spawnService(script: 'main.js' | 'worker.js', env: Record<string, string>): ServiceProcess {
   const inherited: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', 'TMPDIR']) if (process.env[name] !== undefined) inherited[name] = process.env[name]!;

@@ -12,6 +12,7 @@ import {
   pushGraphicsState,
 } from 'pdf-lib';
 import { createUser } from '../src/modules/users/create-user';
+import { composition } from '../src/modules';
 import { openOrm } from '../src/platform/db/orm';
 import { benchServiceEnv, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
@@ -87,7 +88,7 @@ export async function healthy(url: string): Promise<boolean> {
 
 /** A user and token in the API's database (the API process has migrated it by the time it answers). */
 export async function userToken(databaseUrl: string): Promise<string> {
-  const orm = await openOrm(databaseUrl, { poolMax: 1 });
+  const orm = await openOrm(databaseUrl, { entities: composition.entities, poolMax: 1 });
   try {
     return (await createUser(orm.em.fork(), { email: `bench-${randomBytes(5).toString('hex')}@example.com` })).token;
   } finally {

@@ -8,18 +8,7 @@ import { print, type GraphQLSchema } from 'graphql';
 import { graphqlUploadExpress } from 'graphql-upload-ts';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { esignRestRoutes } from './modules/esign/esign.rest';
-import { fileRestRoutes } from './modules/files/files.rest';
-import { templateRestRoutes } from './modules/templates/templates.rest';
-import { stampRestRoutes } from './modules/stamps/stamps.rest';
-import { walletRestRoutes } from './modules/wallet/wallet.rest';
-import { pfxRestRoutes } from './modules/pfx/pfx.rest';
-import { SIGNER_API, createSignerApi } from './modules/signing/signer-api';
-import { createSignerPage } from './modules/signer-page/signer-page';
-import { verifyRestRoutes } from './modules/signing/verify.rest';
-import { auditRestRoutes } from './modules/audit/audit.rest';
-import { MAX_PDF_BYTES } from './modules/files/upload-file';
-import { liveTokenIds } from './modules/users/access-tokens';
+import { MAX_PDF_BYTES } from './modules/files';
 import { authenticateHeader } from './platform/auth/authenticate';
 import { TOKEN_REVOKED_TOPIC, TokenSockets } from './platform/auth/token-sockets';
 import { AppError } from './platform/errors';
@@ -35,23 +24,11 @@ import { buildAppSchema, validationRules } from './platform/graphql/schema';
 import { requestLogger } from './platform/request-log';
 import { errorEnvelope, sendError } from './platform/rest/envelope';
 import { createRestRouter, restErrorFromExpress } from './platform/rest/rest-router';
-import type { RestRoute } from './platform/rest/route';
+import type { Composition } from './platform/module';
 import { REST_BASE } from './platform/rest/sofa';
 import type { AppServices } from './platform/services';
 import { DOWNLOAD_PATH } from './platform/storage/signed-urls';
 import { serveDownload } from './platform/storage/serve-download';
-
-/** Every documented REST route of every module. */
-export const restRoutes: RestRoute[] = [
-  ...fileRestRoutes,
-  ...esignRestRoutes,
-  ...templateRestRoutes,
-  ...stampRestRoutes,
-  ...walletRestRoutes,
-  ...pfxRestRoutes,
-  ...verifyRestRoutes,
-  ...auditRestRoutes,
-];
 
 export interface HttpApp {
   server: http.Server;
@@ -61,10 +38,10 @@ export interface HttpApp {
   close(graceMs: number): Promise<void>;
 }
 
-/** Builds the whole HTTP face (GraphQL, graphql-ws, REST, downloads, health) around the given services. */
-export async function createHttpApp(services: AppServices): Promise<HttpApp> {
+/** Builds the whole HTTP face (GraphQL, graphql-ws, REST, downloads, health) of the composition around the services. */
+export async function createHttpApp(services: AppServices, composition: Composition): Promise<HttpApp> {
   const { log, config } = services;
-  const schema = await buildAppSchema();
+  const schema = await buildAppSchema(composition.resolvers);
   const app = express();
   const server = http.createServer(app);
   app.disable('x-powered-by');
@@ -162,7 +139,7 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
   const tokenSockets = new TokenSockets(log);
   tokenSockets.follow(services.events.subscribe(TOKEN_REVOKED_TOPIC));
   const stopRechecking = services.events.onReconnect(
-    () => void tokenSockets.recheck((tokenIds) => liveTokenIds(services.orm, tokenIds)),
+    () => void tokenSockets.recheck((tokenIds) => services.tokens.liveTokenIds(tokenIds)),
   );
   const wsHandle = useServer<Record<string, unknown>, { actor?: RequestContext['actor'] }>(
     {
@@ -227,9 +204,8 @@ export async function createHttpApp(services: AppServices): Promise<HttpApp> {
     wsServer,
   );
 
-  app.use(REST_BASE, createRestRouter(services, schema, restRoutes));
-  app.use(SIGNER_API, createSignerApi(services));
-  app.use(createSignerPage(services));
+  app.use(REST_BASE, createRestRouter(services, schema, composition.restRoutes));
+  for (const mount of composition.mounts) app.use(mount.path, mount.router(services));
 
   app.use((_req: Request, res: Response) => sendError(res, new AppError('not_found')));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { createHttpApp } from './app';
-import { jobDefinitions } from './jobs';
+import { composition } from './modules';
 import { openDatabase, startServices } from './platform/bootstrap';
-import { ensureDevUser } from './platform/dev-user';
+import { ensureDevUser } from './modules/users';
 import { configOrExit, exitOnStartFailure, onShutdown, startLogging } from './platform/process';
 
 /** Process entry: config -> database -> queue -> HTTP server; SIGTERM/SIGINT shut down in reverse. */
@@ -11,8 +11,8 @@ async function main() {
   const log = startLogging(config, 'API');
 
   const database = await openDatabase(config, log);
-  const services = await startServices(config, log, database, jobDefinitions);
-  const http = await createHttpApp(services);
+  const services = await startServices(config, log, database, composition);
+  const http = await createHttpApp(services, composition);
 
   if (config.env === 'sandbox') {
     const dev = await ensureDevUser(services.orm.em.fork());

@@ -7,9 +7,9 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../config';
-import { creditWallet } from '../modules/wallet/credit-wallet';
-import { issueAccessToken, revokeAccessToken } from '../modules/users/access-tokens';
-import { createUser } from '../modules/users/create-user';
+import { composition } from '../modules';
+import { createUser, issueAccessToken, revokeAccessToken } from '../modules/users';
+import { creditWallet } from '../modules/wallet';
 import { openDatabase } from '../platform/bootstrap';
 import { openOrm, type Orm } from '../platform/db/orm';
 import { AppError } from '../platform/errors';
@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const log = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
   const database = await openDatabase(config, log);
-  const orm = await openOrm(database.url, { poolMax: 2, log });
+  const orm = await openOrm(database.url, { entities: composition.entities, poolMax: 2, log });
   try {
     const result = await command(orm, {
       values: parsed.values as Record<string, string | undefined>,

@@ -7,9 +7,10 @@ import { EventBus } from './events/event-bus';
 import { leanRows } from './db/lean-sql';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { WorkerPool } from './workers/worker-pool';
-import { createFaceMatcher } from '../modules/face/face-matcher';
-import { createQueues, startWorkers, type JobDefinition } from './jobs/jobs';
+import { createFaceMatcher } from './face';
+import { createQueues, startWorkers } from './jobs/jobs';
 import type { Logger } from './logger';
+import type { Composition } from './module';
 import type { AppServices } from './services';
 import { createBlobStore } from './storage';
 import { UrlSigner } from './storage/signed-urls';
@@ -46,17 +47,18 @@ export interface RunningServices extends AppServices {
 }
 
 /**
- * Opens the ORM (migrating), starts pg-boss with every queue, the event bus and the blob store: what
- * every process needs. Queue workers run here too unless RUN_WORKERS=false (then `npm run worker` does).
+ * Opens the ORM over the composition's entities (migrating), starts pg-boss with every queue of its jobs, the
+ * event bus and the blob store: what every process needs. Queue workers run here too unless RUN_WORKERS=false (then `npm run worker` does).
  */
 export async function startServices(
   config: AppConfig,
   log: Logger,
   database: Database,
-  jobs: readonly JobDefinition<any>[],
+  composition: Composition,
   options: { workers?: boolean } = {},
 ): Promise<RunningServices> {
-  const orm = await openOrm(database.url, { poolMax: config.dbPoolMax, log });
+  const { jobs } = composition;
+  const orm = await openOrm(database.url, { entities: composition.entities, poolMax: config.dbPoolMax, log });
   const boss = new PgBoss({ connectionString: database.url, schema: 'pgboss', max: 4, application_name: 'esign-queue' });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'pg-boss error'));
   const events = new EventBus(database.url, log);
@@ -77,6 +79,8 @@ export async function startServices(
     blobs: createBlobStore(config.storage),
     urls: new UrlSigner(config.urlSigningSecret, config.publicUrl),
     events,
+    tokens: composition.tokens(orm),
+    loaderFactories: composition.loaders,
     faces: createFaceMatcher(),
     untrusted: new WorkerPool({ filename: UNTRUSTED_WORK_FILE, ...config.workers, workerData: { logLevel: config.logLevel } }),
     rateLimiter: new RateLimiter(

@@ -1,8 +1,10 @@
 import type PgBoss from 'pg-boss';
 import type { AppConfig } from '../config';
-import type { FaceMatcher } from '../modules/face/face-matcher';
+import type { FaceMatcher } from './face';
+import type { TokenVerifier } from './auth/actor';
 import type { Orm } from './db/orm';
 import type { EventBus } from './events/event-bus';
+import type { LoaderFactory } from './graphql/loaders';
 import type { Logger } from './logger';
 import type { RateLimiter } from './rate-limit/rate-limiter';
 import type { WorkerPool } from './workers/worker-pool';
@@ -18,6 +20,10 @@ export interface AppServices {
   blobs: BlobStore;
   urls: UrlSigner;
   events: EventBus;
+  /** Who a bearer token stands for (implemented by the users module). */
+  tokens: TokenVerifier;
+  /** The modules' per-request DataLoaders (each request and subscription event makes its own set). */
+  loaderFactories: readonly LoaderFactory[];
   /** Face comparison for the signer's face check; its model starts on first use. */
   faces: FaceMatcher;
   /** Request quotas per access token, signer token and client address, shared through PostgreSQL. */

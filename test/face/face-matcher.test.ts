@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFaceMatcher, FaceMatchError, type FaceComparison, type FaceMatcher } from '../../src/modules/face/face-matcher';
-import { LocalFaceMatcher } from '../../src/modules/face/local-face-matcher';
+import { createFaceMatcher, FaceMatchError, type FaceComparison, type FaceMatcher } from '../../src/platform/face';
+import { LocalFaceMatcher } from '../../src/platform/face/local-face-matcher';
 import {
   blankPicture,
   brighten,

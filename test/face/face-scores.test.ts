@@ -6,7 +6,7 @@ import {
   rollDegrees,
   yaw,
   type DetectedFace,
-} from '../../src/modules/face/face-scores';
+} from '../../src/platform/face/face-scores';
 
 /** 68 landmark points of an upright frontal face in a 100x100 box at (x, y), turned by moving the nose tip. */
 function landmarks(options: { noseShift?: number; tiltDegrees?: number } = {}): { x: number; y: number }[] {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createHttpApp, type HttpApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { jobDefinitions } from '../../src/jobs';
+import { composition } from '../../src/modules';
 import { createLogger, logScope } from '../../src/platform/logger';
 import { createUser } from '../../src/modules/users/create-user';
 import { startServices, type RunningServices } from '../../src/platform/bootstrap';
@@ -88,9 +88,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const log = createLogger(config.logLevel, sink);
-  const services = await startServices(config, log, { url: database.url }, jobDefinitions);
+  const services = await startServices(config, log, { url: database.url }, composition);
   if (options.blobs) services.blobs = options.blobs(services.blobs);
-  const http = await createHttpApp(services);
+  const http = await createHttpApp(services, composition);
   await new Promise<void>((resolve) => http.server.listen(port, '127.0.0.1', () => resolve()));
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,9 +1,9 @@
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Signer } from '../../src/modules/esign/signer.entity';
+import { Signer } from '../../src/modules/esign/esign-session.entity';
 import { Notification } from '../../src/modules/notifications/notification.entity';
 import { notificationJobs } from '../../src/modules/notifications/notifications.jobs';
-import { queueOneTimeCode } from '../../src/modules/notifications/notify-signers';
+import { queueOneTimeCode } from '../../src/modules/esign/signer-messages';
 import { deliveryJobId, DELIVER_JOB, SWEEP_JOB } from '../../src/modules/notifications/queue-notifications';
 import { User } from '../../src/modules/users/user.entity';
 import { NotificationsDocument } from '../__generated__/graphql';

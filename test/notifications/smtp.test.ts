@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditEvent } from '../../src/modules/audit/audit-event.entity';
 import { EsignSession } from '../../src/modules/esign/esign-session.entity';
-import { Signer } from '../../src/modules/esign/signer.entity';
+import { Signer } from '../../src/modules/esign/esign-session.entity';
 import { Notification } from '../../src/modules/notifications/notification.entity';
-import { queueOneTimeCode } from '../../src/modules/notifications/notify-signers';
+import { queueOneTimeCode } from '../../src/modules/esign/signer-messages';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { NotificationsDocument } from '../__generated__/graphql';
 import { gql, rest, type Envelope } from '../helpers/clients';

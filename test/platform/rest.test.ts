@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restRoutes } from '../../src/app';
+import { composition } from '../../src/modules';
+
+const { restRoutes } = composition;
 import type { BlobStore } from '../../src/platform/storage/blob-store';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, restUpload } from '../helpers/clients';

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createSignerApi } from '../../src/modules/signing/signer-api';
+import { createSignerApi } from '../../src/modules/signer-journey/signer-api';
 import { issueAccessToken, revokeAccessToken } from '../../src/modules/users/access-tokens';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';

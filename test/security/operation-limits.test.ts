@@ -4,6 +4,7 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AppError } from '../../src/platform/errors';
+import { composition } from '../../src/modules';
 import { buildAppSchema } from '../../src/platform/graphql/schema';
 import { DEFAULT_OPERATION_LIMITS, checkOperationLimits, operationCost } from '../../src/platform/graphql/operation-limits';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
@@ -24,7 +25,7 @@ const NESTED_PAGE = `query Page($size: Int!) {
 describe('operation cost: a list costs its page size or its declared maximum times its selection', () => {
   let schema: GraphQLSchema;
   beforeAll(async () => {
-    schema = await buildAppSchema();
+    schema = await buildAppSchema(composition.resolvers);
   });
   const cost = (query: string, variables: Record<string, unknown> = {}) =>
     operationCost(schema, parse(query), undefined, variables);

@@ -3,7 +3,9 @@ import { createClient, type Client } from 'graphql-ws';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { restRoutes } from '../../src/app';
+import { composition } from '../../src/modules';
+
+const { restRoutes } = composition;
 import { issueAccessToken, revokeAccessToken } from '../../src/modules/users/access-tokens';
 import type { RestRoute } from '../../src/platform/rest/route';
 import { MeDocument } from '../__generated__/graphql';

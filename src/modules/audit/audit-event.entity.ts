@@ -1,7 +1,6 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import type { RowRef } from '../../platform/db/row-ref';
 import { newId } from '../../platform/ids';
-import { EsignSession } from '../esign/esign-session.entity';
-import { Signer } from '../esign/signer.entity';
 
 export type AuditEventKind =
   | 'session_created'
@@ -20,18 +19,22 @@ export type AuditEventKind =
   | 'session_expired'
   | 'completion_sent';
 
-/** One step of a session's life, who took it from where: the evidence an owner keeps with the document. */
+/**
+ * One step of a session's life, who took it from where: the evidence an owner keeps with the document.
+ * The audit trail sits below the modules it records: session and signer are named, not imported (the
+ * database still holds the foreign keys and deletes a session's trail with it).
+ */
 @Entity({ tableName: 'esign_audit_events' })
 @Index({ properties: ['session', 'at'] })
 export class AuditEvent {
   @PrimaryKey({ type: 'string', length: 64 })
   id: string = newId('aud');
 
-  @ManyToOne(() => EsignSession, { deleteRule: 'cascade' })
-  session!: EsignSession;
+  @ManyToOne({ entity: 'EsignSession', deleteRule: 'cascade' })
+  session!: RowRef;
 
-  @ManyToOne(() => Signer, { deleteRule: 'cascade', nullable: true })
-  signer?: Signer;
+  @ManyToOne({ entity: 'Signer', deleteRule: 'cascade', nullable: true })
+  signer?: RowRef;
 
   @Property({ type: 'string', length: 32 })
   event!: AuditEventKind;

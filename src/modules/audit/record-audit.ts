@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
-import type { EsignSession } from '../esign/esign-session.entity';
-import type { Signer } from '../esign/signer.entity';
+import type { RowRef } from '../../platform/db/row-ref';
 import { AuditEvent, type AuditEventKind } from './audit-event.entity';
 
 /** Where a request came from: `req.ip` honours TRUST_PROXY, so a forwarded address counts only behind a trusted proxy. */
@@ -19,20 +18,25 @@ export function requestOrigin(req: Request): RequestOrigin {
 export function recordAudit(
   em: EntityManager,
   input: {
-    session: EsignSession;
-    signer?: Signer;
+    session: RowRef;
+    signer?: RowRef;
     event: AuditEventKind;
     origin?: RequestOrigin;
     details?: Record<string, unknown>;
   },
 ): AuditEvent {
   return em.create(AuditEvent, {
-    session: input.session,
-    signer: input.signer,
+    session: em.getReference<RowRef>('EsignSession', input.session.id),
+    signer: input.signer && em.getReference<RowRef>('Signer', input.signer.id),
     event: input.event,
     at: new Date(),
     ip: input.origin?.ip ?? undefined,
     userAgent: input.origin?.userAgent ?? undefined,
     details: input.details,
   });
+}
+
+/** A session's trail, oldest step first. */
+export function readAuditTrail(em: EntityManager, sessionId: string): Promise<AuditEvent[]> {
+  return em.find(AuditEvent, { session: sessionId }, { orderBy: { seq: 'asc' } });
 }

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
-import type { Actor } from '../users/access-tokens';
+import type { Actor } from '../../platform/auth/actor';
 import { EsignSession } from './esign-session.entity';
 import { getOwnSession } from './read-sessions';
-import { settleSessionStamps } from '../stamps/reserve-stamps';
+import { settleSessionStamps } from '../stamps';
 import { publishSessionChange } from './session-events';
-import { recordAudit } from '../audit/record-audit';
+import { recordAudit } from '../audit';
 
 /** Ends a pending session for good; its signer links stop working. Only a pending session can be cancelled. */
 export async function cancelSession(

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
-import { StoredFile } from '../files/stored-file.entity';
-import type { Actor } from '../users/access-tokens';
+import { StoredFile } from '../files';
+import type { Actor } from '../../platform/auth/actor';
 import { getOwnSession } from './read-sessions';
 
 export const NOT_COMPLETED = 'Esign not completed.';

@@ -1,9 +1,17 @@
-import { Collection, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { Collection, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import type { RowRef } from '../../platform/db/row-ref';
 import { newId } from '../../platform/ids';
-import { StoredFile } from '../files/stored-file.entity';
-import { Template } from '../templates/template.entity';
-import { User } from '../users/user.entity';
-import { Signer } from './signer.entity';
+import { StoredFile } from '../files';
+import type { AadhaarCertDetails } from '../signing';
+import { User } from '../users';
+import type {
+  FaceMatchState,
+  NameMatchState,
+  NotificationFlags,
+  SignerLocation,
+  SignerStatus,
+  StoredElement,
+} from './signer-state';
 
 export type SessionStatus = 'pending' | 'completed' | 'expired' | 'cancelled';
 export type SignType = 'aadhaar' | 'suresign' | 'pfx';
@@ -92,10 +100,13 @@ export class EsignSession {
   @Property({ type: 'datetime', nullable: true })
   endedAt?: Date;
 
-  /** The template (and its version) the session was started from, if any. */
-  @ManyToOne(() => Template, { nullable: true })
+  /**
+   * The template (and its version) the session was started from, if any. Named, not imported: templates
+   * build on sessions, not the other way round (the foreign key stays in the database).
+   */
+  @ManyToOne({ entity: 'Template', nullable: true })
   @Index()
-  template?: Template;
+  template?: RowRef;
 
   @Property({ type: 'integer', nullable: true })
   templateVersion?: number;
@@ -109,4 +120,122 @@ export class EsignSession {
 
   @OneToMany(() => Signer, (signer) => signer.session, { orderBy: { position: 'asc' } })
   signers = new Collection<Signer>(this);
+}
+
+/**
+ * One signer of a session. The signer token is a credential: only its SHA-256 (for look-up) and a sealed
+ * copy (so the owner's reads can show it, as the contract wants) are stored.
+ */
+@Entity({ tableName: 'esign_signers' })
+@Index({ properties: ['session', 'position'] })
+export class Signer {
+  @PrimaryKey({ type: 'string', length: 64 })
+  id: string = newId('signer');
+
+  @ManyToOne(() => EsignSession, { deleteRule: 'cascade' })
+  session!: EsignSession;
+
+  @Property({ type: 'integer' })
+  position!: number;
+
+  @Property({ type: 'string', length: 64 })
+  @Unique()
+  tokenHash!: string;
+
+  @Property({ type: 'text' })
+  tokenSealed!: string;
+
+  @Property({ type: 'string', length: 16 })
+  signType!: SignType;
+
+  @Property({ type: 'integer' })
+  authMode!: number;
+
+  @Property({ type: 'integer' })
+  maxRetry!: number;
+
+  @Property({ type: 'string', length: 64, nullable: true })
+  pfxId?: string;
+
+  @Property({ type: 'string', length: 200 })
+  fullName!: string;
+
+  @Property({ type: 'string', length: 320, nullable: true })
+  email?: string;
+
+  @Property({ type: 'string', length: 8, nullable: true })
+  countryCode?: string;
+
+  @Property({ type: 'string', length: 20, nullable: true })
+  mobile?: string;
+
+  @Property({ type: 'boolean' })
+  verifyEmail!: boolean;
+
+  @Property({ type: 'boolean' })
+  verifyMobile!: boolean;
+
+  @Property({ type: 'string', length: 500, nullable: true })
+  reason?: string;
+
+  @Property({ type: 'boolean' })
+  acceptVirtualSign!: boolean;
+
+  @Property({ type: 'boolean' })
+  verifyLocation!: boolean;
+
+  @Property({ type: 'string', length: 8, nullable: true })
+  locationSource?: 'device' | 'ip';
+
+  @Property({ type: 'boolean' })
+  enforceGeofence!: boolean;
+
+  @Property({ type: 'double', nullable: true })
+  latitude?: number;
+
+  @Property({ type: 'double', nullable: true })
+  longitude?: number;
+
+  @Property({ type: 'double', nullable: true })
+  radius?: number;
+
+  @Property({ type: 'json' })
+  elements!: StoredElement[];
+
+  @Property({ type: 'json' })
+  nameMatch!: NameMatchState;
+
+  @Property({ type: 'json' })
+  faceMatch!: FaceMatchState;
+
+  @Property({ type: 'json' })
+  notification!: NotificationFlags;
+
+  @Property({ type: 'json', nullable: true })
+  aadhaarCertDetails?: AadhaarCertDetails;
+
+  @Property({ type: 'string', length: 16 })
+  status: Opt<SignerStatus> = 'pending';
+
+  @Property({ type: 'integer', default: 0 })
+  failedAttempts: Opt<number> = 0;
+
+  @Property({ type: 'datetime', nullable: true })
+  completedAt?: Date;
+
+  // The pre-signing checks (docs/signing.md): each is done once, in order, before the signature.
+  @Property({ type: 'datetime', nullable: true })
+  emailVerifiedAt?: Date;
+
+  @Property({ type: 'datetime', nullable: true })
+  mobileVerifiedAt?: Date;
+
+  @Property({ type: 'json', nullable: true })
+  location?: SignerLocation;
+
+  @Property({ type: 'integer', default: 0 })
+  faceAttempts: Opt<number> = 0;
+
+  @Property({ type: 'datetime', nullable: true })
+  invitedAt?: Date;
 }

@@ -27,4 +27,18 @@ export const esignRestRoutes: RestRoute[] = [
     summary:
       'Your sessions, newest first, with `page` from 1, `size` 1 to 100, optional `status` and `folder` (added by this service).',
   },
+  {
+    method: 'GET',
+    path: '/esign/verify',
+    operation: 'Query.esignVerification',
+    summary:
+      'Every signature of the session’s current PDF checked in-process: signer, time, digest, covered revision, and what changed after it (added by this service).',
+  },
+  {
+    method: 'GET',
+    path: '/esign/audit',
+    operation: 'Query.esignAudit',
+    summary:
+      'The audit trail of a session: created, invited, viewed, codes sent and verified, location, face attempts, signed, failed, completed, each with time, IP and user agent (added by this service).',
+  },
 ];

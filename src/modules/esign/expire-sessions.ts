@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
-import { settleSessionStamps } from '../stamps/reserve-stamps';
+import { settleSessionStamps } from '../stamps';
 import { publishSessionChange } from './session-events';
-import { recordAudit } from '../audit/record-audit';
+import { recordAudit } from '../audit';
 import { EsignSession } from './esign-session.entity';
 
 /**

@@ -1,18 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
-import { StoredFile } from '../files/stored-file.entity';
-import { queueInvite } from '../notifications/notify-signers';
-import { recordAudit } from '../audit/record-audit';
-import { reserveStamps } from '../stamps/reserve-stamps';
-import { User } from '../users/user.entity';
-import type { Template } from '../templates/template.entity';
-import type { Actor } from '../users/access-tokens';
-import { EsignSession } from './esign-session.entity';
+import { StoredFile } from '../files';
+import { queueInvite } from './signer-messages';
+import { recordAudit } from '../audit';
+import { reserveStamps } from '../stamps';
+import { User } from '../users';
+import type { RowRef } from '../../platform/db/row-ref';
+import type { Actor } from '../../platform/auth/actor';
+import { EsignSession, Signer } from './esign-session.entity';
 import { EXPIRE_SESSION_JOB } from './esign.jobs';
 import { planSession, type SessionPlan } from './plan-session';
 import type { SessionRequest } from './session.inputs';
-import { Signer } from './signer.entity';
 import { newSignerToken, signerTokenBox } from './signer-token';
 
 export async function initializeEsign(
@@ -31,7 +30,7 @@ export async function createSession(
   em: EntityManager,
   actor: Actor,
   plan: SessionPlan,
-  origin?: { template: Template; version: number },
+  origin?: { template: RowRef; version: number },
 ): Promise<EsignSession> {
   const box = signerTokenBox(services.config.secretsEncryptionKey);
   const createdAt = new Date();
@@ -55,7 +54,7 @@ export async function createSession(
         redirectUrl: plan.redirectUrl,
         sender: plan.sender,
         emailTemplateOverrides: plan.emailTemplateOverrides,
-        template: origin?.template,
+        template: origin && tx.getReference<RowRef>('Template', origin.template.id),
         templateVersion: origin?.version,
       });
       const signers = plan.signers.map((signer, position) => {

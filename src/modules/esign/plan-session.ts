@@ -1,26 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { StoredFile } from '../files/stored-file.entity';
-import { PfxCredential } from '../pfx/pfx-credential.entity';
-import type { Actor } from '../users/access-tokens';
+import { StoredFile } from '../files';
+import { PfxCredential } from '../pfx';
+import type { Actor } from '../../platform/auth/actor';
 import type { EmailTemplateOverrides, SignType } from './esign-session.entity';
-import { planStamp, type StampPlan } from './plan-stamp';
+import { planStamp, type StampPlan } from '../stamps';
 import type { SessionRequest, SignerInput } from './session.inputs';
-import {
-  AUTH_MODES,
-  BACKENDS,
-  LIMITS,
-  Problems,
-  SIGN_TYPES,
-  absoluteHttpUrl,
-  checkLocation,
-  emailSchema,
-  isAbsent,
-  oneOf,
-  planElements,
-  text,
-  wholeNumber,
-} from './validation';
-import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from './signer.entity';
+import { AUTH_MODES, BACKENDS, LIMITS, SIGN_TYPES, checkLocation, planElements } from './validation';
+import { Problems, absoluteHttpUrl, emailSchema, isAbsent, oneOf, text, wholeNumber } from '../../platform/validation/problems';
+import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from './signer-state';
 
 export interface SignerPlan {
   signType: SignType;

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
 import type { AppServices } from '../../platform/services';
-import type { Actor } from '../users/access-tokens';
+import type { Actor } from '../../platform/auth/actor';
 import { EsignSession, type SessionStatus } from './esign-session.entity';
 import { expireDueSessions } from './expire-sessions';
 import { readOwnSessionRecord, type SessionRecord } from './session-rows';

@@ -3,12 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
-import { StoredFile } from '../files/stored-file.entity';
-import { EsignSession } from './esign-session.entity';
-import { queueCompletion, queueInvite } from '../notifications/notify-signers';
-import { settleSessionStamps } from '../stamps/reserve-stamps';
+import { StoredFile } from '../files';
+import { EsignSession, Signer } from './esign-session.entity';
+import { queueCompletion, queueInvite } from './signer-messages';
+import { settleSessionStamps } from '../stamps';
 import { publishSessionChange } from './session-events';
-import { Signer } from './signer.entity';
 
 /**
  * Records that the signer whose turn it is has signed: the signed revision becomes the session's

@@ -1,7 +1,6 @@
 import { dateOf, leanRows } from '../../platform/db/lean-sql';
 import type { Orm } from '../../platform/db/orm';
-import type { EsignSession } from './esign-session.entity';
-import type { Signer } from './signer.entity';
+import type { EsignSession, Signer } from './esign-session.entity';
 
 /**
  * What the session view reads (session.types.ts): an entity, or a lean row mapped to the same shape.

@@ -3,8 +3,8 @@ import { AppError } from '../../platform/errors';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
-import { FileInfoType, toFileInfo } from '../files/file.types';
-import { StampInstanceType, toStampView } from '../stamps/stamp.types';
+import { FileInfoType, toFileInfo } from '../files';
+import { StampInstanceType, toStampView, MAX_EXPLICIT_STAMPS } from '../stamps';
 import { cancelSession } from './cancel-session';
 import { downloadSignedPdf } from './download-signed-pdf';
 import { initializeEsign } from './initialize-esign';
@@ -22,7 +22,6 @@ import {
 } from './session.types';
 import { inviteUrl, signerTokenBox } from './signer-token';
 import { MaxItems } from '../../platform/graphql/operation-limits';
-import { MAX_EXPLICIT_STAMPS } from './plan-stamp';
 import { LIMITS } from './validation';
 
 /** The session-level options both ways of starting a session take. */

@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type { SessionRecord, SignerRecord } from './session-rows';
-import type { StoredElement } from './signer.entity';
+import type { StoredElement } from './signer-state';
 import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
 import { LIMITS } from './validation';
 

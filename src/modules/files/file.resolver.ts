@@ -5,7 +5,8 @@ import { PageArgs } from '../../platform/graphql/paging';
 import { refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { FileInfoType, FilePageType, UploadedFileType, toFileInfo, toUploadedFile } from './file.types';
 import { getOwnFile, listOwnFiles } from './read-files';
-import { uploadFile, uploadStreamRefusal, type IncomingFile } from './upload-file';
+import type { IncomingFile } from '../../platform/rest/multipart';
+import { uploadFile, uploadStreamRefusal } from './upload-file';
 import type { FileKind } from './stored-file.entity';
 
 async function uploadFrom(ctx: RequestContext, kind: FileKind, file: Promise<FileUpload>): Promise<UploadedFileType> {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
-import type { Actor } from '../users/access-tokens';
+import type { Actor } from '../../platform/auth/actor';
 import { StoredFile, type FileKind } from './stored-file.entity';
 
 /** A file of the actor's; anyone else's is `not_found`, exactly like one that does not exist. */

@@ -1,6 +1,6 @@
 import { BigIntType, Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
-import { User } from '../users/user.entity';
+import { User } from '../users';
 
 export type FileKind = 'pdf' | 'asset';
 

@@ -1,13 +1,12 @@
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import { isUploadSizeLimit } from '../../platform/graphql/upload-argument';
-import { malformedMultipart } from '../../platform/rest/multipart';
+import { malformedMultipart, type IncomingFile } from '../../platform/rest/multipart';
 import type { BlobStore } from '../../platform/storage/blob-store';
 import { SpoolLimitExceeded, spoolToTempFile } from '../../platform/storage/spool';
-import type { Actor } from '../users/access-tokens';
-import { User } from '../users/user.entity';
+import type { Actor } from '../../platform/auth/actor';
+import { User } from '../users';
 import type { WorkerPool } from '../../platform/workers/worker-pool';
 import { ASSET_ERROR_MESSAGES, type ImageFacts } from './inspect-image';
 import type { PdfFacts } from './inspect-pdf';
@@ -19,16 +18,6 @@ export const MAX_PDF_BYTES = 50 * 1024 * 1024;
 export const MAX_ASSET_BYTES = 10 * 1024 * 1024;
 
 export const UPLOAD_LIMITS: Record<FileKind, number> = { pdf: MAX_PDF_BYTES, asset: MAX_ASSET_BYTES };
-
-export interface IncomingFile {
-  filename: string | undefined;
-  stream: Readable;
-  /**
-   * Settles when the whole request body has been read: rejected (`bad_request`) when the form turned out
-   * malformed after the file part. Nothing is kept before it is fulfilled. Absent: the transport checks.
-   */
-  complete?: Promise<void>;
-}
 
 export interface UploadDeps {
   em: EntityManager;

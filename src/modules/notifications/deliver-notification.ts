@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { AppServices } from '../../platform/services';
-import { AuditEvent } from '../audit/audit-event.entity';
+import { recordAudit } from '../audit';
 import { Notification, type NotificationKind } from './notification.entity';
 import { providerFor } from './providers';
 import type { DeliverJobData } from './queue-notifications';
@@ -46,7 +46,7 @@ export async function deliverNotification(services: AppServices, data: DeliverJo
     }
     const event = AUDITED[row.kind];
     if (event && row.session) {
-      tx.create(AuditEvent, {
+      recordAudit(tx, {
         session: row.session,
         signer: row.signer,
         event,

@@ -1,8 +1,7 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
-import { EsignSession } from '../esign/esign-session.entity';
-import { Signer } from '../esign/signer.entity';
-import { User } from '../users/user.entity';
+import type { RowRef } from '../../platform/db/row-ref';
+import { User } from '../users';
 
 export type NotificationChannel = 'email' | 'sms' | 'whatsapp';
 export type NotificationKind = 'invite' | 'completion' | 'email_otp' | 'mobile_otp';
@@ -24,11 +23,12 @@ export class Notification {
   @ManyToOne(() => User, { deleteRule: 'cascade' })
   user!: User;
 
-  @ManyToOne(() => EsignSession, { deleteRule: 'cascade', nullable: true })
-  session?: EsignSession;
+  /** Named, not imported: the outbox sits below the esign module (the foreign keys stay in the database). */
+  @ManyToOne({ entity: 'EsignSession', deleteRule: 'cascade', nullable: true })
+  session?: RowRef;
 
-  @ManyToOne(() => Signer, { deleteRule: 'cascade', nullable: true })
-  signer?: Signer;
+  @ManyToOne({ entity: 'Signer', deleteRule: 'cascade', nullable: true })
+  signer?: RowRef;
 
   @Property({ type: 'string', length: 16 })
   kind!: NotificationKind;

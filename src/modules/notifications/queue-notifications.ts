@@ -3,9 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type PgBoss from 'pg-boss';
 import { transactionDb } from '../../platform/jobs/transaction-db';
 import type { AppServices } from '../../platform/services';
-import type { EsignSession } from '../esign/esign-session.entity';
-import type { Signer } from '../esign/signer.entity';
-import type { User } from '../users/user.entity';
+import type { RowRef } from '../../platform/db/row-ref';
+import type { User } from '../users';
 import { Notification, type NotificationChannel, type NotificationKind } from './notification.entity';
 
 export const DELIVER_JOB = 'notifications.deliver';
@@ -19,8 +18,8 @@ export interface DeliverJobData {
 
 export interface NotificationDraft {
   user: User;
-  session?: EsignSession;
-  signer?: Signer;
+  session?: RowRef;
+  signer?: RowRef;
   kind: NotificationKind;
   channel: NotificationChannel;
   recipient: string;
@@ -43,7 +42,13 @@ export async function queueNotifications(
 ): Promise<string[]> {
   if (drafts.length === 0) return [];
   const write = async (tx: EntityManager) => {
-    const rows = drafts.map(({ notAfter: _notAfter, ...draft }) => tx.create(Notification, draft));
+    const rows = drafts.map(({ notAfter: _notAfter, session, signer, ...draft }) =>
+      tx.create(Notification, {
+        ...draft,
+        session: session && tx.getReference<RowRef>('EsignSession', session.id),
+        signer: signer && tx.getReference<RowRef>('Signer', signer.id),
+      }),
+    );
     await tx.flush();
     await services.boss.insert(
       deliveryJobs(

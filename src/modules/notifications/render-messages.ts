@@ -1,4 +1,9 @@
-import type { EmailTemplateOverrides } from '../esign/esign-session.entity';
+/** What a session may say of its sender instead of the platform (the contract's `email_template`). */
+export interface BrandingOverrides {
+  company_name?: string | null;
+  legal_name?: string | null;
+  support_email?: string | null;
+}
 
 /** Who a message says it comes from. With `company_name` the platform's own name appears nowhere. */
 export interface Branding {
@@ -17,7 +22,7 @@ export interface RenderedMessage {
   short: string;
 }
 
-export function brandingOf(overrides: EmailTemplateOverrides | null | undefined, platformName: string): Branding {
+export function brandingOf(overrides: BrandingOverrides | null | undefined, platformName: string): Branding {
   const company = overrides?.company_name?.trim();
   return {
     name: company || platformName,

@@ -3,8 +3,8 @@ import type { Pkcs12Contents } from '../../platform/crypto/pkcs12';
 import { SecretBox } from '../../platform/crypto/secret-box';
 import { AppError } from '../../platform/errors';
 import type { WorkerPool } from '../../platform/workers/worker-pool';
-import type { Actor } from '../users/access-tokens';
-import { User } from '../users/user.entity';
+import type { Actor } from '../../platform/auth/actor';
+import { User } from '../users';
 import { PfxCredential } from './pfx-credential.entity';
 
 /** PKCS#12 files are small; anything larger is not one. */

@@ -1,6 +1,6 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
-import { User } from '../users/user.entity';
+import { User } from '../users';
 
 /**
  * An uploaded signing certificate. The key and certificates are kept only sealed (AES-256-GCM under

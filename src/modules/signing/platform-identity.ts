@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { openPkcs12 } from '../../platform/crypto/pkcs12';
 import { SecretBox } from '../../platform/crypto/secret-box';
 import type { AppServices } from '../../platform/services';

@@ -3,10 +3,10 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import { AppError } from '../../platform/errors';
 import { formatRupees } from '../../platform/money';
 import type { AppServices } from '../../platform/services';
-import { Problems, isAbsent, text } from '../esign/validation';
-import type { Actor } from '../users/access-tokens';
-import { User } from '../users/user.entity';
-import { applyLedgerChange } from '../wallet/ledger';
+import { Problems, isAbsent, text } from '../../platform/validation/problems';
+import type { Actor } from '../../platform/auth/actor';
+import { User } from '../users';
+import { applyLedgerChange } from '../wallet';
 import { publishOrderChange } from './order-events';
 import { enqueueProcurement } from './procure-stamps.job';
 import { StampOrder } from './stamp-order.entity';

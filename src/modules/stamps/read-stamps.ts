@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
 import type { AppServices } from '../../platform/services';
-import { StoredFile } from '../files/stored-file.entity';
-import type { Actor } from '../users/access-tokens';
+import { StoredFile } from '../files';
+import type { Actor } from '../../platform/auth/actor';
 import { STAMP_STATUSES, StampInstance, StampOrder, type StampStatus } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 

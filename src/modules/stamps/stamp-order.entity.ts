@@ -1,8 +1,8 @@
 import { BigIntType, Entity, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
-import { EsignSession } from '../esign/esign-session.entity';
-import { StoredFile } from '../files/stored-file.entity';
-import { User } from '../users/user.entity';
+import type { RowRef } from '../../platform/db/row-ref';
+import { StoredFile } from '../files';
+import { User } from '../users';
 
 export type StampStatus = 'pending' | 'available' | 'reserved' | 'used' | 'rejected';
 export const STAMP_STATUSES: readonly StampStatus[] = ['pending', 'available', 'reserved', 'used', 'rejected'];
@@ -114,10 +114,13 @@ export class StampInstance {
   @ManyToOne(() => StoredFile, { nullable: true })
   pdfFile?: StoredFile;
 
-  /** The session holding the stamp while `reserved`, and that used it once `used`. */
-  @ManyToOne(() => EsignSession, { nullable: true, deleteRule: 'set null' })
+  /**
+   * The session holding the stamp while `reserved`, and that used it once `used`. Named, not imported:
+   * stamps sit below the esign module (the foreign key stays in the database).
+   */
+  @ManyToOne({ entity: 'EsignSession', nullable: true, deleteRule: 'set null' })
   @Index()
-  session?: EsignSession;
+  session?: RowRef;
 
   @Property({ type: 'datetime', nullable: true })
   issuedAt?: Date;

@@ -18,8 +18,7 @@ import { eventContext, type RequestContext } from '../../platform/graphql/contex
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, RequiredPageArgs, windowOf } from '../../platform/graphql/paging';
 import { MaxItems } from '../../platform/graphql/operation-limits';
-import { EsignSessionType, toSessionView } from '../esign/session.types';
-import { FileInfoType, toFileInfo } from '../files/file.types';
+import { FileInfoType, toFileInfo } from '../files';
 import { ORDER_LIMITS, createOrder, type CreateOrderInput } from './create-order';
 import { orderTopic } from './order-events';
 import { downloadStampPdf, getOwnOrder, listArticles, listOwnOrders, listStates } from './read-stamps';
@@ -196,17 +195,6 @@ export class StampInstanceResolver {
     if (!instance.pdf_file_id) return null;
     const file = await ctx.loaders.fileById.load(instance.pdf_file_id);
     return file && file.user.id === ctx.actor.userId ? toFileInfo(file) : null;
-  }
-
-  @FieldResolver(() => EsignSessionType, {
-    nullable: true,
-    description: 'The session holding (reserved) or having used the stamp.',
-  })
-  @GraphQLOnly()
-  async session(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<EsignSessionType | null> {
-    if (!instance.session_id) return null;
-    const session = await ctx.loaders.sessionById.load(instance.session_id);
-    return session && session.user.id === ctx.actor.userId ? toSessionView(session) : null;
   }
 
   @FieldResolver(() => StampOrderType, { description: 'The order the stamp belongs to.' })

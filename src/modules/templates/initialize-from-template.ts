@@ -1,12 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
-import type { EsignSession } from '../esign/esign-session.entity';
-import { createSession } from '../esign/initialize-esign';
-import { planSession } from '../esign/plan-session';
-import type { ElementInput, SessionRequest, SignerInput } from '../esign/session.inputs';
-import { Problems, isAbsent } from '../esign/validation';
-import type { Actor } from '../users/access-tokens';
+import {
+  type EsignSession,
+  createSession,
+  planSession,
+  type ElementInput,
+  type SessionRequest,
+  type SignerInput,
+} from '../esign';
+import { Problems, isAbsent } from '../../platform/validation/problems';
+import type { Actor } from '../../platform/auth/actor';
 import { ownPdf } from './plan-template';
 import { getOwnTemplate } from './read-templates';
 import type { TemplateSignerBlueprint } from './template.entity';

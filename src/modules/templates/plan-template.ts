@@ -1,20 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
-import {
-  AUTH_MODES,
-  LIMITS,
-  Problems,
-  SIGN_TYPES,
-  checkLocation,
-  isAbsent,
-  oneOf,
-  planElements,
-  text,
-  wholeNumber,
-} from '../esign/validation';
-import type { StoredElement } from '../esign/signer.entity';
-import { StoredFile } from '../files/stored-file.entity';
-import type { Actor } from '../users/access-tokens';
+import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation, planElements, type StoredElement } from '../esign';
+import { Problems, isAbsent, oneOf, text, wholeNumber } from '../../platform/validation/problems';
+import { StoredFile } from '../files';
+import type { Actor } from '../../platform/auth/actor';
 import type { TemplateSignerBlueprint } from './template.entity';
 import type { TemplateSignerInput } from './template.inputs';
 

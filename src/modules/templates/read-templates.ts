@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
-import type { Actor } from '../users/access-tokens';
+import type { Actor } from '../../platform/auth/actor';
 import { Template } from './template.entity';
 
 /** One of the caller's live templates; a deleted, foreign or unknown one is `404 not_found`. */

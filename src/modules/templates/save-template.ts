@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Problems, text } from '../esign/validation';
-import type { Actor } from '../users/access-tokens';
-import { User } from '../users/user.entity';
+import { Problems, text } from '../../platform/validation/problems';
+import type { Actor } from '../../platform/auth/actor';
+import { User } from '../users';
 import { checkTemplateName, ownPdf, planBlueprints } from './plan-template';
 import { Template } from './template.entity';
 import type { TemplateSignerInput } from './template.inputs';

@@ -1,9 +1,8 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
-import type { SignType } from '../esign/esign-session.entity';
-import type { StoredElement } from '../esign/signer.entity';
-import { StoredFile } from '../files/stored-file.entity';
-import { User } from '../users/user.entity';
+import type { SignType, StoredElement } from '../esign';
+import { StoredFile } from '../files';
+import { User } from '../users';
 
 /** A saved signer layout: defaults (null where the template leaves them to the session) and placed elements. */
 export interface TemplateSignerBlueprint {

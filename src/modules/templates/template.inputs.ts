@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType } from 'type-graphql';
-import { SignerInput, SignerLayoutInput } from '../esign/session.inputs';
+import { SignerInput, SignerLayoutInput } from '../esign';
 
 /**
  * A signer blueprint. Every field but `elements` is an optional default for the sessions started from it;

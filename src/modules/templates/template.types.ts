@@ -1,8 +1,7 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
-import { ElementType } from '../esign/session.types';
+import { ElementType, LIMITS } from '../esign';
 import type { Template, TemplateSignerBlueprint } from './template.entity';
 import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
-import { LIMITS } from '../esign/validation';
 
 @ObjectType('TemplateSigner', {
   simpleResolvers: true,

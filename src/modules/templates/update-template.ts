@@ -1,8 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
-import { Problems, text } from '../esign/validation';
-import type { Actor } from '../users/access-tokens';
+import { Problems, text } from '../../platform/validation/problems';
+import type { Actor } from '../../platform/auth/actor';
 import { checkElementsAgainstFile, checkTemplateName, ownPdf, planBlueprints } from './plan-template';
 import { Template } from './template.entity';
 import type { SaveTemplateInput } from './save-template';

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor, TokenVerifier } from '../../platform/auth/actor';
 import { announceTokenRevoked } from '../../platform/auth/token-sockets';
 import { dateOf, leanRows } from '../../platform/db/lean-sql';
 import type { Orm } from '../../platform/db/orm';
@@ -6,13 +7,6 @@ import { AppError } from '../../platform/errors';
 import { generateAccessToken, hashToken } from '../../platform/auth/bearer';
 import { AccessToken } from './access-token.entity';
 import { User } from './user.entity';
-
-export interface Actor {
-  userId: string;
-  tokenId: string;
-  /** When the token stops working; long-lived connections opened with it close then. Absent: never. */
-  expiresAt?: Date;
-}
 
 export interface IssuedToken {
   token_id: string;
@@ -75,4 +69,12 @@ export async function liveTokenIds(orm: Orm, tokenIds: string[]): Promise<Set<st
     [tokenIds],
   );
   return new Set(rows.map((row) => row.id));
+}
+
+/** The users module's answer to the platform's question "who is this token?" (see platform/auth/actor.ts). */
+export function accessTokenVerifier(orm: Orm): TokenVerifier {
+  return {
+    authenticate: (token) => authenticateAccessToken(orm, token),
+    liveTokenIds: (tokenIds) => liveTokenIds(orm, tokenIds),
+  };
 }

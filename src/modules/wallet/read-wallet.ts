@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
-import type { Actor } from '../users/access-tokens';
+import type { Actor } from '../../platform/auth/actor';
 import { Wallet, WalletEntry } from './wallet.entity';
 
 export async function walletBalance(em: EntityManager, actor: Actor): Promise<bigint> {

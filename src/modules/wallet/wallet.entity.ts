@@ -1,6 +1,6 @@
 import { BigIntType, Check, Entity, Index, ManyToOne, OneToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
-import { User } from '../users/user.entity';
+import { User } from '../users';
 
 /** One balance per user, in integer paise. The CHECK makes a negative balance impossible at the database. */
 @Entity({ tableName: 'wallets' })

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../../modules/users/access-tokens';
+import type { Actor } from '../auth/actor';
 import type { AppServices } from '../services';
 import { createLoaders, type Loaders } from './loaders';
 
@@ -42,7 +42,7 @@ class LazyRequestContext implements RequestContext {
   }
 
   get loaders(): Loaders {
-    return (this.batched ??= createLoaders(this.services.orm, () => this.em));
+    return (this.batched ??= createLoaders(this.services.loaderFactories, this.services.orm, () => this.em));
   }
 
   set loaders(loaders: Loaders) {
@@ -61,7 +61,7 @@ export function eventContext(services: AppServices, actor: Actor, event: object)
   let shared = perEvent.get(event);
   if (!shared) {
     const em = services.orm.em.fork();
-    shared = { em, loaders: createLoaders(services.orm, () => em) };
+    shared = { em, loaders: createLoaders(services.loaderFactories, services.orm, () => em) };
     perEvent.set(event, shared);
   }
   return { actor, services, ...shared };

@@ -1,35 +1,9 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
-import { FileResolver } from '../../modules/files/file.resolver';
-import { UserResolver } from '../../modules/users/user.resolver';
-import { ElementResolver, EsignSessionResolver } from '../../modules/esign/session.resolver';
-import { TemplateResolver } from '../../modules/templates/template.resolver';
-import { StampInstanceResolver, StampOrderCountsResolver, StampOrderResolver } from '../../modules/stamps/stamp.resolver';
-import { WalletResolver } from '../../modules/wallet/wallet.resolver';
-import { PfxResolver } from '../../modules/pfx/pfx.resolver';
-import { SignatureVerificationResolver } from '../../modules/signing/verify.resolver';
-import { AuditResolver } from '../../modules/audit/audit.resolver';
-import { NotificationResolver } from '../../modules/notifications/notification.resolver';
 import { depthLimitRule } from './depth-limit';
 
-export const resolvers = [
-  UserResolver,
-  FileResolver,
-  EsignSessionResolver,
-  ElementResolver,
-  TemplateResolver,
-  StampOrderResolver,
-  StampOrderCountsResolver,
-  StampInstanceResolver,
-  WalletResolver,
-  PfxResolver,
-  SignatureVerificationResolver,
-  AuditResolver,
-  NotificationResolver,
-] as const;
-
-let cached: Promise<GraphQLSchema> | undefined;
+const built = new WeakMap<readonly Function[], Promise<GraphQLSchema>>();
 
 /**
  * Every subscription brings its own `subscribe` (access check, then the request's EventBus), so the
@@ -44,10 +18,19 @@ const unusedPubSub = {
   },
 };
 
-/** The one schema both faces serve; built once per process. */
-export function buildAppSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers, validate: false, emitSchemaFile: false, pubSub: unusedPubSub });
-  return cached;
+/** The one schema both faces serve, from the composition's resolvers; built once per process. */
+export function buildAppSchema(resolvers: readonly Function[]): Promise<GraphQLSchema> {
+  let schema = built.get(resolvers);
+  if (!schema) {
+    schema = buildSchema({
+      resolvers: resolvers as [Function, ...Function[]],
+      validate: false,
+      emitSchemaFile: false,
+      pubSub: unusedPubSub,
+    });
+    built.set(resolvers, schema);
+  }
+  return schema;
 }
 
 export const validationRules = [depthLimitRule(12)];

@@ -1,7 +1,18 @@
+import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { AppError } from '../errors';
-import type { IncomingFile } from '../../modules/files/upload-file';
+
+/** A file part as an upload reads it, whichever face it came through. */
+export interface IncomingFile {
+  filename: string | undefined;
+  stream: Readable;
+  /**
+   * Settles when the whole request body has been read: rejected (`bad_request`) when the form turned out
+   * malformed after the file part. Nothing is kept before it is fulfilled. Absent: the transport checks.
+   */
+  complete?: Promise<void>;
+}
 
 export interface ReceivedFile extends IncomingFile {
   /** Stops reading the request once the handler is done (an early refusal must not wait for the rest). */

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Actor } from '../../modules/users/access-tokens';
+import type { Actor } from '../auth/actor';
 import type { AppServices } from '../services';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -1,0 +1,34 @@
+/**
+ * The composition root: every module's manifest, in one place. Entries (main, worker, CLI, tests and
+ * benchmarks) start the platform with this composition; platform code never imports a module.
+ */
+import { auditModule } from './modules/audit';
+import { esignModule } from './modules/esign';
+import { filesModule } from './modules/files';
+import { notificationsModule } from './modules/notifications';
+import { pfxModule } from './modules/pfx';
+import { signerJourneyModule } from './modules/signer-journey';
+import { signingModule } from './modules/signing';
+import { stampsModule } from './modules/stamps';
+import { templatesModule } from './modules/templates';
+import { accessTokenVerifier, usersModule } from './modules/users';
+import { walletModule } from './modules/wallet';
+import { compose } from './platform/module';
+import { RateLimitCounter } from './platform/rate-limit/rate-limit-counter.entity';
+
+/** In the order their types, fields and REST routes are listed (schema.graphql, the OpenAPI document). */
+export const modules = [
+  usersModule,
+  filesModule,
+  esignModule,
+  templatesModule,
+  stampsModule,
+  walletModule,
+  pfxModule,
+  signingModule,
+  signerJourneyModule,
+  notificationsModule,
+  auditModule,
+];
+
+export const composition = compose(modules, { entities: [RateLimitCounter], tokens: accessTokenVerifier });

@@ -1,0 +1,54 @@
+/** The signer's stored state that is not a column of its own (JSON columns), and its statuses. */
+
+export type SignerStatus = 'pending' | 'completed' | 'failed';
+
+/** A placed item, as stored: pages refer to the uploaded PDF (zero-based), units are PDF points. */
+export interface StoredElement {
+  field_id: string;
+  type: 'signature' | 'image';
+  x: number;
+  y: number;
+  page: number;
+  alignment: string;
+  width: number;
+  height: number;
+  allow_wet_signature: boolean;
+  font_size: number;
+  format: string | null;
+  value: string | null;
+}
+
+export interface NameMatchState {
+  enforce: boolean;
+  prefill_name: string | null;
+  signer_name: string | null;
+  score: number | null;
+  status: 'pending' | 'completed' | 'skipped';
+}
+
+export interface FaceMatchState {
+  enforce: boolean;
+  ref_file_id: string | null;
+  live_file_id: string | null;
+  match_threshold: number | null;
+  max_attempts: number | null;
+  liveness_score: number | null;
+  match_score: number | null;
+}
+
+/** Where the signer was when the location check passed; `distance_m` from the geofence centre when enforced. */
+export interface SignerLocation {
+  source: 'device' | 'ip';
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_m: number | null;
+  ip: string | null;
+  distance_m: number | null;
+  recorded_at: string;
+}
+
+export interface NotificationFlags {
+  invite: boolean;
+  completion: boolean;
+  whatsapp: boolean;
+}

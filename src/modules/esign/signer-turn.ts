@@ -1,0 +1,30 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hashToken } from '../../platform/auth/bearer';
+import { AppError } from '../../platform/errors';
+import { EsignSession, Signer } from './esign-session.entity';
+
+/** The rules of a signer's turn, shared by every step a signer takes (checks, signing, viewing). */
+
+/** The signer a signer token opens; an unknown token is `401 unauthorized` (integrator tokens never match). */
+export async function signerByToken(em: EntityManager, token: string | null): Promise<Signer> {
+  const signer = token ? await em.findOne(Signer, { tokenHash: hashToken(token) }, { populate: ['session'] }) : null;
+  if (!signer) throw new AppError('unauthorized');
+  return signer;
+}
+
+/** Locks the session and checks that this signer may act now. */
+export async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+  // `refresh`: the transaction's entity manager starts with a copy of the caller's identity map, whose rows
+  // were read before the lock; what concurrent requests changed meanwhile must be read again under it.
+  const session = await tx.findOneOrFail(
+    EsignSession,
+    { id: found.session.id },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
+  const signer = await tx.findOneOrFail(Signer, { id: found.id }, { refresh: true });
+  if (session.status !== 'pending') throw new AppError('conflict', { message: `the session is ${session.status}` });
+  if (signer.status !== 'pending') throw new AppError('conflict', { message: `this signer is ${signer.status}` });
+  if (signer.position !== session.signerIdx) throw new AppError('conflict', { message: 'it is not this signer’s turn yet' });
+  return { session, signer };
+}

@@ -1,0 +1,97 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import type { SignatureReport } from '../signing';
+import type { SessionVerification } from './verify-session';
+
+@ObjectType('SignatureVerification', { simpleResolvers: true, description: 'One signature of a PDF, checked in-process.' })
+export class SignatureVerificationType {
+  @Field({ description: 'The signature field (`/T`); in Esign sessions, the signer id.' })
+  field_name!: string;
+
+  @Field(() => String, { nullable: true, description: '`/Name` of the signature dictionary.' })
+  signer_name!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Subject of the signer certificate (RFC 4514), e.g. `CN=..., O=..., C=IN`.',
+  })
+  signer_subject!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When it was signed: `/M` of the signature dictionary.' })
+  signing_time!: Date | null;
+
+  @Field(() => String, { nullable: true })
+  reason!: string | null;
+
+  @Field(() => String, { nullable: true, description: '`/SubFilter`, e.g. `ETSI.CAdES.detached`.' })
+  sub_filter!: string | null;
+
+  @Field(() => [Int], { description: 'The signed ranges: `[offset1, length1, offset2, length2]`.' })
+  byte_range!: number[];
+
+  @Field({
+    description: 'The ByteRange starts at 0, its gap is exactly the `/Contents` hex string, and it stays inside the file.',
+  })
+  byte_range_valid!: boolean;
+
+  @Field({ description: 'The signed digest equals the digest of the bytes the ByteRange covers (nothing signed was changed).' })
+  digest_valid!: boolean;
+
+  @Field({ description: 'The CMS signature verifies with the signer certificate.' })
+  signature_valid!: boolean;
+
+  @Field({ description: 'The ESS signing-certificate-v2 attribute names the signer certificate (PAdES B-B).' })
+  signing_certificate_v2_valid!: boolean;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether the signer certificate chains to a trusted root; null: not checked (no trust anchors configured).',
+  })
+  certificate_chain_valid!: boolean | null;
+
+  @Field({ description: 'Nothing was appended after this signature: its ranges reach the end of the file.' })
+  covers_whole_document!: boolean;
+
+  @Field(() => Int, { description: 'Where the revision this signature signs ends, in bytes from the start of the file.' })
+  revision_bytes!: number;
+
+  @Field(() => [String], {
+    description:
+      'The incremental updates appended after this signature, in plain words, oldest first (e.g. `signature of field X added`, `appearance of annotation 12 0 R changed`, `page 5 0 R (page 2) changed`).',
+  })
+  changes_after!: string[];
+
+  @Field(() => [String], { description: 'Why a check failed; empty when all hold.' })
+  problems!: string[];
+}
+
+@ObjectType('SignatureVerificationReport', {
+  simpleResolvers: true,
+  description: 'Every signature of a session’s current PDF, checked in-process.',
+})
+export class SignatureVerificationReportType {
+  @Field()
+  client_id!: string;
+
+  @Field({ description: 'The PDF checked: the session’s `current_pdf_file_id`.' })
+  file_id!: string;
+
+  @Field(() => Int)
+  document_bytes!: number;
+
+  @Field(() => [SignatureVerificationType], { description: 'In file order.' })
+  signatures!: SignatureVerificationType[];
+
+  @Field({
+    description:
+      'At least one signature, each with a well-formed ByteRange, a valid digest and signature, and the last one covering the whole document.',
+  })
+  all_valid!: boolean;
+}
+
+function toSignatureView(signature: SignatureReport): SignatureVerificationType {
+  return { ...signature, signing_time: signature.signing_time === null ? null : new Date(signature.signing_time) };
+}
+
+export function toVerificationView(report: SessionVerification): SignatureVerificationReportType {
+  return { ...report, signatures: report.signatures.map(toSignatureView) };
+}

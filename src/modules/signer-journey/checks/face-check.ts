@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, findAppError } from '../../../platform/errors';
+import type { AppServices } from '../../../platform/services';
+import { recordAudit, type RequestOrigin } from '../../audit';
+import { type Signer, lockTurn, signerByToken } from '../../esign';
+import { FaceMatchError, type FaceComparison } from '../../../platform/face';
+import { StoredFile, type ImageFacts } from '../../files';
+import { assertCheckIsDue, hasPassed } from './checks';
+import { publishCheckProgress } from './one-time-codes';
+
+export const FACE_PHOTO_MAX_BYTES = 5 * 1024 * 1024;
+
+export interface FaceCheckResult {
+  status: 'passed';
+  match_score: number;
+  liveness_score: number;
+  attempts_left: number;
+}
+
+const attemptsLeft = (signer: Signer) => Math.max(0, (signer.faceMatch.max_attempts ?? 0) - signer.faceAttempts);
+const round = (score: number) => Math.round(score * 10) / 10;
+
+/**
+ * Face match: the live photo is compared with the owner's reference photo (`face_ref_file_id`) by the
+ * configured FaceMatcher. An attempt is taken before the comparison (so concurrent tries cannot exceed
+ * `face_max_attempts`); the last failed one fails the signer. Scores are recorded on success only.
+ */
+export async function checkFace(
+  services: AppServices,
+  em: EntityManager,
+  token: string | null,
+  upload: { type: string; bytes: Buffer | undefined },
+  origin: RequestOrigin,
+): Promise<FaceCheckResult> {
+  const found = await signerByToken(em, token);
+  if (upload.type !== 'image/jpeg' && upload.type !== 'image/png') {
+    throw new AppError('unsupported_media_type', {
+      errors: [{ field: 'image', problem: 'send the photo as image/jpeg or image/png' }],
+    });
+  }
+  const photo = upload.bytes;
+  if (!photo || photo.length === 0) throw AppError.missingFields(['image']);
+  const facts = await services.untrusted.run<ImageFacts>('inspectImageTask', photo).catch((error: unknown) => {
+    // A busy pool, or a photo too heavy to read in time, keeps its own answer; anything else is not a photo.
+    const code = findAppError(error)?.code;
+    if (code === 'service_unavailable' || code === 'unprocessable_content') throw error;
+    throw AppError.badRequest([{ field: 'image', problem: 'a JPEG or PNG photo' }]);
+  });
+
+  // 1. Take an attempt and keep the photo: it is the owner's evidence whatever the outcome.
+  const { reference, attempt, liveFileId } = await em.transactional(async (tx) => {
+    const { session, signer } = await lockTurn(tx, found);
+    assertCheckIsDue(signer, 'face');
+    if (attemptsLeft(signer) === 0) throw new AppError('conflict', { message: 'no face match attempts left' });
+    const reference = await tx.findOne(StoredFile, { id: signer.faceMatch.ref_file_id!, user: session.user });
+    if (!reference) throw new AppError('conflict', { message: 'the reference photo of this signer is no longer available' });
+    signer.faceAttempts += 1;
+    const live = tx.create(StoredFile, {
+      user: session.user,
+      kind: 'asset',
+      name: `face-${signer.id}-${signer.faceAttempts}.${facts.mime === 'image/png' ? 'png' : 'jpg'}`,
+      mime: facts.mime,
+      sizeBytes: photo.length,
+      sha256: createHash('sha256').update(photo).digest('hex'),
+      widthPx: facts.width,
+      heightPx: facts.height,
+      storageKey: '',
+    });
+    live.storageKey = `files/${session.user.id}/${live.id}`;
+    await services.blobs.putBytes(live.storageKey, photo, facts.mime);
+    signer.faceMatch = { ...signer.faceMatch, live_file_id: live.id };
+    return { reference: reference.storageKey, attempt: signer.faceAttempts, liveFileId: live.id };
+  });
+
+  // 2. Compare, outside any transaction: the model runs in its own thread and may take a second.
+  let comparison: FaceComparison | null = null;
+  let refusal: FaceMatchError | null = null;
+  try {
+    comparison = await services.faces.compare(await services.blobs.getBytes(reference), photo);
+  } catch (error) {
+    if (!(error instanceof FaceMatchError)) {
+      await giveBackAttempt(em, found);
+      services.log.error({ err: error }, 'face matcher failed');
+      throw new AppError('service_unavailable', { message: 'face matching is unavailable right now: try again' });
+    }
+    if (error.which === 'reference') {
+      await giveBackAttempt(em, found);
+      throw new AppError('conflict', { message: `the reference photo cannot be used: ${error.message}` });
+    }
+    refusal = error;
+  }
+
+  // 3. Record the outcome.
+  const outcome = await em.fork().transactional(async (tx) => {
+    const { session, signer } = await lockTurn(tx, found);
+    const threshold = signer.faceMatch.match_threshold ?? 80;
+    const passed = comparison !== null && comparison.matchScore >= threshold;
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'face_attempt',
+      origin,
+      details: {
+        attempt,
+        live_file_id: liveFileId,
+        passed,
+        ...(comparison
+          ? { match_score: round(comparison.matchScore), liveness_score: round(comparison.livenessScore), threshold }
+          : { refused: refusal!.reason }),
+      },
+    });
+    const passedBefore = hasPassed(signer, 'face'); // a concurrent attempt may have passed meanwhile
+    if (passed && !passedBefore) {
+      signer.faceMatch = {
+        ...signer.faceMatch,
+        live_file_id: liveFileId, // the photo that passed
+        match_score: round(comparison!.matchScore),
+        liveness_score: round(comparison!.livenessScore),
+      };
+    } else if (!passed && !passedBefore && attempt >= (signer.faceMatch.max_attempts ?? 0)) {
+      // The last attempt decides (an earlier one may still be comparing when a later one was taken).
+      signer.status = 'failed';
+      recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'face match attempts exhausted' } });
+    }
+    await publishCheckProgress(services, tx, session, signer);
+    return { passed, left: attemptsLeft(signer), threshold };
+  });
+
+  const left = outcome.left > 0 ? `${outcome.left} attempt(s) left` : 'no attempts left: this signer has failed';
+  if (refusal) {
+    const why =
+      refusal.reason === 'several_faces' ? 'several faces in the photo: only you should be in it' : 'no face found in the photo';
+    throw new AppError('face_not_found', { errors: [{ field: 'image', problem: `${why}; ${left}` }] });
+  }
+  if (!outcome.passed) {
+    throw new AppError('face_mismatch', {
+      errors: [
+        {
+          field: 'image',
+          problem: `the face does not match (score ${round(comparison!.matchScore)}, ${outcome.threshold} needed); ${left}`,
+        },
+      ],
+    });
+  }
+  return {
+    status: 'passed',
+    match_score: round(comparison!.matchScore),
+    liveness_score: round(comparison!.livenessScore),
+    attempts_left: outcome.left,
+  };
+}
+
+/** An attempt that failed on our side (the model, or the owner's reference photo) does not count against the signer. */
+async function giveBackAttempt(em: EntityManager, found: Signer) {
+  await em
+    .fork()
+    .getConnection()
+    .execute(`update esign_signers set face_attempts = greatest(0, face_attempts - 1) where id = ?`, [found.id]);
+}

@@ -1,0 +1,18 @@
+/**
+ * signer-journey: everything a signer does with their invite link. The signing page, the signer API it
+ * drives, the checks before signing (one-time codes, location, face), and signing in turn (Aadhaar through
+ * an ESP, suresign, PFX). Built on esign (the turn rules, recording a signature) and signing (the mechanics).
+ */
+import type { ModuleManifest } from '../../platform/module';
+import { SignerOtp } from './checks/signer-otp.entity';
+import { createSignerPage } from './page/signer-page';
+import { createSignerApi, SIGNER_API } from './signer-api';
+
+export const signerJourneyModule: ModuleManifest = {
+  name: 'signer-journey',
+  entities: [SignerOtp],
+  mounts: [
+    { path: SIGNER_API, router: createSignerApi },
+    { path: '/', router: createSignerPage },
+  ],
+};

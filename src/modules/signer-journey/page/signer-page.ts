@@ -1,0 +1,97 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import express, { type Response } from 'express';
+import type { AppServices } from '../../../platform/services';
+
+export const SIGNER_PAGE_PATH = '/sign';
+export const SIGNER_ASSETS = '/signer-assets';
+
+/** Shown in the page header when a session carries no `email_template_overrides.company_name`. */
+export const PLATFORM_NAME = 'Esign and E-Stamp';
+
+/**
+ * The page runs only its own modules and pdf.js (whose worker may start from a blob), talks only to this
+ * origin, and may not be framed. No inline script or style: the shell links everything.
+ */
+export const SIGNER_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "media-src 'self' blob:",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** tsc does not copy the assets into dist/: they are read from the source tree, found from the package root. */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+const PAGE_DIR = path.join(packageRoot(__dirname), 'src', 'modules', 'signer-journey', 'page');
+const ASSETS_DIR = path.join(PAGE_DIR, 'assets');
+const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const PDFJS_VERSION = (JSON.parse(readFileSync(path.join(PDFJS_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+/** The version is in the path, so these files may be cached for as long as browsers like. */
+const PDFJS_PATH = `${SIGNER_ASSETS}/pdfjs-${PDFJS_VERSION}`;
+const PDFJS_BASE = `${PDFJS_PATH}/`;
+const PDFJS_BUILDS = new Set(['pdf.min.mjs', 'pdf.worker.min.mjs']);
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function pageHeaders(res: Response): void {
+  res.setHeader('Content-Security-Policy', SIGNER_PAGE_CSP);
+  res.setHeader('Cache-Control', 'no-store');
+  // The signer token is in the page's URL: no Referer may carry it anywhere.
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Permissions-Policy', 'camera=(self), geolocation=(self), microphone=(), payment=(), usb=()');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  res.setHeader('X-Robots-Tag', 'noindex, nofollow');
+}
+
+/**
+ * The signer's web page (`invite_url` = `{PUBLIC_URL}/sign/{signer token}`): a static HTML shell whose
+ * modules read the token from the address and drive the signer API with it, and the page's assets.
+ * The shell is the same for every token, so it reveals nothing about a session; an unknown token is
+ * found out by the first API call.
+ */
+export function createSignerPage(_services: AppServices): express.Router {
+  const router = express.Router();
+  const shell = readFileSync(path.join(PAGE_DIR, 'sign.html'), 'utf8')
+    .replaceAll('{{platformName}}', escapeHtml(PLATFORM_NAME))
+    .replaceAll('{{pdfjsBase}}', escapeHtml(PDFJS_BASE))
+    .replaceAll('{{assets}}', escapeHtml(SIGNER_ASSETS));
+
+  router.get(`${SIGNER_PAGE_PATH}/:token`, (_req, res) => {
+    pageHeaders(res);
+    res.type('html').send(shell);
+  });
+
+  router.use(SIGNER_ASSETS, (_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+  // pdf.js: its two minified builds only, then the fonts it substitutes for the standard 14 when a PDF does
+  // not embed them, and the CJK character maps.
+  const forever = { immutable: true, maxAge: '365d', index: false as const };
+  const pdfjsBuilds = express.static(path.join(PDFJS_DIR, 'build'), forever);
+  router.use(PDFJS_PATH, (req, res, next) => (PDFJS_BUILDS.has(req.path.slice(1)) ? pdfjsBuilds(req, res, next) : next()));
+  router.use(`${PDFJS_PATH}/standard_fonts`, express.static(path.join(PDFJS_DIR, 'standard_fonts'), forever));
+  router.use(`${PDFJS_PATH}/cmaps`, express.static(path.join(PDFJS_DIR, 'cmaps'), forever));
+  // The page's own files change with deployments: browsers revalidate them every time (ETag).
+  router.use(
+    SIGNER_ASSETS,
+    express.static(ASSETS_DIR, { index: false, etag: true, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }),
+  );
+  return router;
+}

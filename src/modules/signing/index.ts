@@ -1,0 +1,21 @@
+/**
+ * signing: the cryptography and PDF mechanics of a signature, knowing nothing of sessions. CMS (PKCS#7)
+ * signatures and their verification, certificates (platform CA, Aadhaar subjects), the PDF's signature
+ * fields and incremental updates, the ESP backends (sandbox), and name matching on certificates.
+ */
+import type { ModuleManifest } from '../../platform/module';
+import { SandboxEspTransaction } from './esp/esp-transaction.entity';
+import { PlatformKey } from './platform-key.entity';
+
+export { readAadhaarCertDetails, type AadhaarCertDetails } from './certificates';
+export { signDetachedCms, type SigningIdentity } from './cms';
+export type { EspBackend } from './esp/esp';
+export { espBackends } from './esp/sandbox-esp';
+export { nameMatchScore } from './name-match';
+export type { ImagePlacement } from './pdf/prepare-for-signing';
+export { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
+export { platformSigningIdentity } from './platform-identity';
+export { normalizeAadhaarNumber } from './verhoeff';
+export type { DocumentVerification, SignatureReport } from './verify-document';
+
+export const signingModule: ModuleManifest = { name: 'signing', entities: [PlatformKey, SandboxEspTransaction] };

@@ -1,0 +1,15 @@
+/**
+ * users: accounts and their access tokens. It answers the platform's "who is this token?" (TokenVerifier)
+ * and makes the sandbox's development user.
+ */
+import type { ModuleManifest } from '../../platform/module';
+import { AccessToken } from './access-token.entity';
+import { User } from './user.entity';
+import { UserResolver } from './user.resolver';
+
+export { accessTokenVerifier, issueAccessToken, revokeAccessToken, type IssuedToken } from './access-tokens';
+export { createUser } from './create-user';
+export { DEV_USER_EMAIL, ensureDevUser } from './dev-user';
+export { User } from './user.entity';
+
+export const usersModule: ModuleManifest = { name: 'users', entities: [User, AccessToken], resolvers: [UserResolver] };

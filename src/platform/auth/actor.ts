@@ -1,0 +1,18 @@
+/** Who is calling: the user behind a valid access token. */
+export interface Actor {
+  userId: string;
+  tokenId: string;
+  /** When the token stops working; long-lived connections opened with it close then. Absent: never. */
+  expiresAt?: Date;
+}
+
+/**
+ * How platform code learns who a bearer token stands for. The users module, which owns the tokens,
+ * implements it; the entry hands it to the services (`services.tokens`).
+ */
+export interface TokenVerifier {
+  /** The actor a raw token stands for, or null when it is unknown, expired or revoked. */
+  authenticate(token: string): Promise<Actor | null>;
+  /** Which of these tokens still work (neither revoked nor expired). */
+  liveTokenIds(tokenIds: string[]): Promise<Set<string>>;
+}
