@@ -1,3 +1,4 @@
+import { enqueue } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import { EsignSession } from './esign-session.entity';
 import { expireDueSessions } from './expire-sessions';
@@ -18,7 +19,7 @@ export const esignJobs: JobDefinition<any>[] = [
       const session = await em.findOne(EsignSession, { id: data.client_id });
       // Ran early (clocks differ between hosts): come back when it is due.
       if (session?.status === 'pending') {
-        await services.boss.send(EXPIRE_SESSION_JOB, data, { startAfter: session.expiresAt });
+        await enqueue(services.boss, null, [{ name: EXPIRE_SESSION_JOB, data, startAfter: session.expiresAt }]);
       }
     },
   },

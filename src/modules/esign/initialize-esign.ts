@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
-import { StoredFile } from '../files';
+import { reserveFileSlot, storeBytes } from '../files';
 import { queueInvite } from './signer-messages';
 import { recordAudit } from '../audit';
 import { reserveStamps } from '../stamps';
@@ -10,6 +9,7 @@ import type { RowRef } from '../../platform/db/row-ref';
 import type { Actor } from '../../platform/auth/actor';
 import { EsignSession, Signer } from './esign-session.entity';
 import { EXPIRE_SESSION_JOB } from './esign.jobs';
+import { enqueue } from '../../platform/jobs/enqueue';
 import { planSession, type SessionPlan } from './plan-session';
 import type { SessionRequest } from './session.inputs';
 import { newSignerToken, signerTokenBox } from './signer-token';
@@ -75,6 +75,11 @@ export async function createSession(
           ...(origin?.template ? { template_id: origin.template.id, template_version: origin.version } : {}),
         },
       });
+      // The expiry job commits with the session: it only ever sees a session that exists (the sweep stays
+      // as a safety net).
+      await enqueue(services.boss, tx, [
+        { name: EXPIRE_SESSION_JOB, data: { client_id: created.id }, startAfter: created.expiresAt, singletonKey: created.id },
+      ]);
       await tx.flush();
       return created;
     })
@@ -83,12 +88,6 @@ export async function createSession(
       await Promise.all(writtenKeys.map((key) => services.blobs.delete(key).catch(() => undefined)));
       throw error;
     });
-  // After the commit: the job only ever sees a session that exists. A lost send is caught by the sweep.
-  await services.boss
-    .send(EXPIRE_SESSION_JOB, { client_id: session.id }, { startAfter: session.expiresAt, singletonKey: session.id })
-    .catch((error: unknown) =>
-      services.log.warn({ err: error, client_id: session.id }, 'expiry job not queued; the sweep will expire it'),
-    );
   return session;
 }
 
@@ -110,19 +109,21 @@ async function prefixReservedStamps(
     document: await services.blobs.getBytes(plan.file.storageKey),
     certificates: await Promise.all(reserved.map((stamp) => services.blobs.getBytes(stamp.storageKey))),
   });
-  const file = tx.create(StoredFile, {
-    user: tx.getReference(User, actor.userId),
-    kind: 'pdf',
-    name: plan.file.name,
-    mime: 'application/pdf',
-    sizeBytes: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    pageCount: (plan.file.pageCount ?? 0) + stampPages,
-    storageKey: '',
-  });
-  file.storageKey = `files/${actor.userId}/${file.id}`;
-  writtenKeys.push(file.storageKey);
-  await services.blobs.putBytes(file.storageKey, bytes, 'application/pdf');
+  const slot = reserveFileSlot(actor.userId);
+  writtenKeys.push(slot.storageKey);
+  const file = await storeBytes(
+    services.blobs,
+    tx,
+    {
+      ownerId: actor.userId,
+      kind: 'pdf',
+      name: plan.file.name,
+      mime: 'application/pdf',
+      pageCount: (plan.file.pageCount ?? 0) + stampPages,
+    },
+    bytes,
+    slot,
+  );
   session.currentPdfFile = file;
   session.stampPageCount = stampPages;
   await tx.flush();

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
-import { StoredFile } from '../files';
+import { StoredFile, storeBytes } from '../files';
 import { EsignSession, Signer } from './esign-session.entity';
 import { queueCompletion, queueInvite } from './signer-messages';
 import { settleSessionStamps } from '../stamps';
@@ -29,18 +28,12 @@ export async function recordSignature(
       throw new AppError('conflict', { message: 'it is not this signer’s turn' });
     }
     const current = await tx.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
-    const file = tx.create(StoredFile, {
-      user: session.user,
-      kind: 'pdf',
-      name: session.filename,
-      mime: 'application/pdf',
-      sizeBytes: input.signedPdf.length,
-      sha256: createHash('sha256').update(input.signedPdf).digest('hex'),
-      pageCount: current.pageCount,
-      storageKey: '',
-    });
-    file.storageKey = `files/${session.user.id}/${file.id}`;
-    await services.blobs.putBytes(file.storageKey, input.signedPdf, 'application/pdf');
+    const file = await storeBytes(
+      services.blobs,
+      tx,
+      { ownerId: session.user.id, kind: 'pdf', name: session.filename, mime: 'application/pdf', pageCount: current.pageCount },
+      input.signedPdf,
+    );
 
     const signerCount = await tx.count(Signer, { session });
     signer.status = 'completed';

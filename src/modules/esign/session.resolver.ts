@@ -1,5 +1,5 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { AppError } from '../../platform/errors';
+import { ownedOrNotFound, ownedOrNull } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
@@ -128,8 +128,7 @@ export class EsignSessionResolver {
     // A subscription outlives many events: each is read afresh, with one read shared by its subscribers.
     Object.assign(ctx, eventContext(ctx.services, ctx.actor, event));
     const session = event.client_id === clientId ? await ctx.loaders.sessionById.load(clientId) : null;
-    if (!session || session.user.id !== ctx.actor.userId) throw new AppError('not_found');
-    return toSessionView(session);
+    return toSessionView(ownedOrNotFound(ctx.actor, session));
   }
 
   @FieldResolver(() => [SignerType])
@@ -167,8 +166,7 @@ export class EsignSessionResolver {
 
 async function ownFile(ctx: RequestContext, fileId: string): Promise<FileInfoType> {
   const file = await ctx.loaders.fileById.load(fileId);
-  if (!file || file.user.id !== ctx.actor.userId) throw new AppError('not_found');
-  return toFileInfo(file);
+  return toFileInfo(ownedOrNotFound(ctx.actor, file));
 }
 
 @Resolver(() => ElementType)
@@ -178,6 +176,7 @@ export class ElementResolver {
   async asset(@Root() element: ElementType, @Ctx() ctx: RequestContext): Promise<FileInfoType | null> {
     if (!element.value?.startsWith('file_')) return null;
     const file = await ctx.loaders.fileById.load(element.value);
-    return file && file.user.id === ctx.actor.userId ? toFileInfo(file) : null;
+    const own = ownedOrNull(ctx.actor, file);
+    return own && toFileInfo(own);
   }
 }

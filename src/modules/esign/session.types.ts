@@ -1,8 +1,9 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
+import { PageOf } from '../../platform/graphql/page-type';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type { SessionRecord, SignerRecord } from './session-rows';
 import type { StoredElement } from './signer-state';
-import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
+import { MaxItems } from '../../platform/graphql/operation-limits';
 import { LIMITS } from './validation';
 
 @ObjectType('Element', {
@@ -336,14 +337,7 @@ export class EsignSessionType {
 }
 
 @ObjectType('EsignSessionPage', { simpleResolvers: true })
-export class EsignSessionPageType {
-  @Field(() => [EsignSessionType])
-  @PageItems()
-  items!: EsignSessionType[];
-
-  @Field()
-  has_next!: boolean;
-}
+export class EsignSessionPageType extends PageOf(EsignSessionType) {}
 
 @ObjectType('SignedPdfDownload', { simpleResolvers: true })
 export class SignedPdfDownloadType {

@@ -1,4 +1,5 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { ownedOrNull } from '../../platform/auth/ownership';
 import type { RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { StampInstanceType } from '../stamps';
@@ -15,6 +16,7 @@ export class StampSessionResolver {
   async session(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<EsignSessionType | null> {
     if (!instance.session_id) return null;
     const session = await ctx.loaders.sessionById.load(instance.session_id);
-    return session && session.user.id === ctx.actor.userId ? toSessionView(session) : null;
+    const own = ownedOrNull(ctx.actor, session);
+    return own && toSessionView(own);
   }
 }

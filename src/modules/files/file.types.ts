@@ -1,6 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { PageOf } from '../../platform/graphql/page-type';
 import type { StoredFile } from './stored-file.entity';
-import { PageItems } from '../../platform/graphql/operation-limits';
 
 /** The contract's UploadedFile: the data of both upload operations. */
 @ObjectType('UploadedFile', { simpleResolvers: true })
@@ -46,14 +46,7 @@ export class FileInfoType extends UploadedFileType {
 }
 
 @ObjectType('FilePage', { simpleResolvers: true })
-export class FilePageType {
-  @Field(() => [FileInfoType])
-  @PageItems()
-  items!: FileInfoType[];
-
-  @Field()
-  has_next!: boolean;
-}
+export class FilePageType extends PageOf(FileInfoType) {}
 
 export function toUploadedFile(file: StoredFile): UploadedFileType {
   return { user_id: file.user.id, client_id: file.id, name: file.name, mime: file.mime };

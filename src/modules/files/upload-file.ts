@@ -6,11 +6,11 @@ import { malformedMultipart, type IncomingFile } from '../../platform/rest/multi
 import type { BlobStore } from '../../platform/storage/blob-store';
 import { SpoolLimitExceeded, spoolToTempFile } from '../../platform/storage/spool';
 import type { Actor } from '../../platform/auth/actor';
-import { User } from '../users';
 import type { WorkerPool } from '../../platform/workers/worker-pool';
 import { ASSET_ERROR_MESSAGES, type ImageFacts } from './inspect-image';
 import type { PdfFacts } from './inspect-pdf';
-import { StoredFile, type FileKind } from './stored-file.entity';
+import { newStoredFile } from './store-file';
+import type { FileKind, StoredFile } from './stored-file.entity';
 
 /** 50 MB, the contract's limit: a file of exactly this size is accepted, one byte more is refused. */
 export const MAX_PDF_BYTES = 50 * 1024 * 1024;
@@ -51,19 +51,19 @@ export async function uploadFile(deps: UploadDeps, actor: Actor, kind: FileKind,
         ? { mime: 'application/pdf', ...(await deps.untrusted.run<PdfFacts>('inspectPdfFileTask', spooled.path)) }
         : await deps.untrusted.run<ImageFacts>('inspectImageFileTask', spooled.path);
 
-    const file = deps.em.create(StoredFile, {
-      user: deps.em.getReference(User, actor.userId),
-      kind,
-      name: cleanFileName(incoming.filename, kind),
-      mime: facts.mime,
-      sizeBytes: spooled.size,
-      sha256: spooled.sha256,
-      pageCount: 'pageCount' in facts ? facts.pageCount : undefined,
-      widthPx: 'width' in facts ? facts.width : undefined,
-      heightPx: 'height' in facts ? facts.height : undefined,
-      storageKey: '',
-    });
-    file.storageKey = `files/${actor.userId}/${file.id}`;
+    const file = newStoredFile(
+      deps.em,
+      {
+        ownerId: actor.userId,
+        kind,
+        name: cleanFileName(incoming.filename, kind),
+        mime: facts.mime,
+        pageCount: 'pageCount' in facts ? facts.pageCount : undefined,
+        widthPx: 'width' in facts ? facts.width : undefined,
+        heightPx: 'height' in facts ? facts.height : undefined,
+      },
+      { sizeBytes: spooled.size, sha256: spooled.sha256 },
+    );
     await deps.blobs.putFile(file.storageKey, spooled.path, facts.mime);
     try {
       await deps.em.persistAndFlush(file);

@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { PageOf } from '../../platform/graphql/page-type';
 import { DELIVERED_CODE_TEXT } from './deliver-notification';
 import type { Notification } from './notification.entity';
-import { PageItems } from '../../platform/graphql/operation-limits';
 
 @ObjectType('NotificationMessage', {
   simpleResolvers: true,
@@ -58,14 +58,7 @@ export class NotificationMessageType {
 }
 
 @ObjectType('NotificationMessagePage', { simpleResolvers: true })
-export class NotificationMessagePageType {
-  @Field(() => [NotificationMessageType])
-  @PageItems()
-  items!: NotificationMessageType[];
-
-  @Field()
-  has_next!: boolean;
-}
+export class NotificationMessagePageType extends PageOf(NotificationMessageType) {}
 
 /** A signer's one-time code is theirs, not the owner's: the owner sees that it was sent, never the code. */
 const HIDDEN_CODE_TEXT = 'A one-time code for the signer (not shown).';

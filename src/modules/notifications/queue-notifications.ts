@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type PgBoss from 'pg-boss';
-import { transactionDb } from '../../platform/jobs/transaction-db';
+import { enqueue } from '../../platform/jobs/enqueue';
 import type { AppServices } from '../../platform/services';
 import type { RowRef } from '../../platform/db/row-ref';
 import type { User } from '../users';
@@ -50,12 +50,13 @@ export async function queueNotifications(
       }),
     );
     await tx.flush();
-    await services.boss.insert(
+    await enqueue(
+      services.boss,
+      tx,
       deliveryJobs(
         services,
         rows.map((row, i) => ({ id: row.id, notAfter: drafts[i].notAfter })),
       ),
-      { db: transactionDb(tx) },
     );
     return rows.map((row) => row.id);
   };
@@ -67,13 +68,14 @@ export async function queueNotifications(
  * a row's job id is derived from the row's id, so a job that already exists is left as it is.
  */
 export async function dispatchNotifications(services: AppServices, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0)
-    await services.boss.insert(
-      deliveryJobs(
-        services,
-        ids.map((id) => ({ id })),
-      ),
-    );
+  await enqueue(
+    services.boss,
+    null,
+    deliveryJobs(
+      services,
+      ids.map((id) => ({ id })),
+    ),
+  );
 }
 
 function deliveryJobs(services: AppServices, rows: { id: string; notAfter?: Date }[]): PgBoss.JobInsert<DeliverJobData>[] {

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Pkcs12Contents } from '../../platform/crypto/pkcs12';
 import { SecretBox } from '../../platform/crypto/secret-box';
 import { AppError } from '../../platform/errors';
+import { readWithin } from '../../platform/storage/read-within';
+import { SpoolLimitExceeded } from '../../platform/storage/spool';
 import type { WorkerPool } from '../../platform/workers/worker-pool';
 import type { Actor } from '../../platform/auth/actor';
 import { User } from '../users';
@@ -9,6 +11,9 @@ import { PfxCredential } from './pfx-credential.entity';
 
 /** PKCS#12 files are small; anything larger is not one. */
 export const MAX_PFX_BYTES = 256 * 1024;
+
+export const pfxTooLarge = () =>
+  new AppError('file_too_large', { errors: [{ field: 'file', problem: `larger than ${MAX_PFX_BYTES} bytes` }] });
 
 export function pfxBox(secretsEncryptionKey: string): SecretBox {
   return new SecretBox(secretsEncryptionKey, 'pfx-credential');
@@ -19,13 +24,17 @@ export async function uploadPfx(
   untrusted: WorkerPool,
   actor: Actor,
   secretsEncryptionKey: string,
-  input: { filename?: string; bytes: Uint8Array; password: string | undefined },
+  input: { filename?: string; content: AsyncIterable<Uint8Array> | Iterable<Uint8Array>; password: string | undefined },
 ): Promise<PfxCredential> {
-  if (input.bytes.length === 0) throw new AppError('file_empty', { errors: [{ field: 'file', problem: 'no bytes' }] });
+  // The limit is this use case's, whichever face the file came through: nothing larger is ever held.
+  const bytes = await readWithin(input.content, MAX_PFX_BYTES).catch((error: unknown) => {
+    throw error instanceof SpoolLimitExceeded ? pfxTooLarge() : error;
+  });
+  if (bytes.length === 0) throw new AppError('file_empty', { errors: [{ field: 'file', problem: 'no bytes' }] });
   if (input.password === undefined) throw AppError.missingFields(['password']);
   // The file sets its own key-derivation iteration count (node-forge derives in JavaScript): opening it is
   // work on attacker-supplied bytes, done in the worker pool within its time budget.
-  const contents = await untrusted.run<Pkcs12Contents>('openPkcs12Task', { bytes: input.bytes, password: input.password });
+  const contents = await untrusted.run<Pkcs12Contents>('openPkcs12Task', { bytes, password: input.password });
   const sealed = pfxBox(secretsEncryptionKey).seal(
     JSON.stringify({
       privateKeyPem: contents.privateKeyPem,

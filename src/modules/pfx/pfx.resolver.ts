@@ -1,31 +1,20 @@
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
 import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
-import { AppError } from '../../platform/errors';
 import type { RequestContext } from '../../platform/graphql/context';
 import { isUploadSizeLimit, refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { malformedMultipart } from '../../platform/rest/multipart';
-import { deletePfx, listOwnPfx, MAX_PFX_BYTES, uploadPfx } from './manage-pfx';
+import { deletePfx, listOwnPfx, pfxTooLarge, uploadPfx } from './manage-pfx';
 import { DeletedPfxType, PfxType, toPfxView } from './pfx.types';
-
-const tooLarge = () =>
-  new AppError('file_too_large', { errors: [{ field: 'file', problem: `larger than ${MAX_PFX_BYTES} bytes` }] });
 
 /** A part that failed: over graphql-upload-ts's size limit, or a malformed or unfinished body. */
 function uploadRefusal(error: unknown): unknown {
-  return isUploadSizeLimit(error) ? tooLarge() : malformedMultipart(error);
+  return isUploadSizeLimit(error) ? pfxTooLarge() : malformedMultipart(error);
 }
 
-async function readUpload(file: Promise<FileUpload>): Promise<{ filename: string; bytes: Buffer }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+/** The part's bytes as the use case reads them (it applies its own size limit); transport failures become 4xx. */
+async function* partContent(upload: FileUpload): AsyncIterable<Uint8Array> {
   try {
-    const upload = await file;
-    for await (const chunk of upload.createReadStream()) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_PFX_BYTES) throw tooLarge();
-      chunks.push(chunk as Buffer);
-    }
-    return { filename: upload.filename, bytes: Buffer.concat(chunks) };
+    for await (const chunk of upload.createReadStream()) yield chunk as Buffer;
   } catch (error) {
     throw uploadRefusal(error);
   }
@@ -40,10 +29,16 @@ export class PfxResolver {
     @Arg('password', () => String) password: string,
     @Ctx() ctx: RequestContext,
   ): Promise<PfxType> {
-    const upload = await readUpload(file);
+    let upload: FileUpload;
+    try {
+      upload = await file;
+    } catch (error) {
+      throw uploadRefusal(error);
+    }
     return toPfxView(
       await uploadPfx(ctx.em, ctx.services.untrusted, ctx.actor, ctx.services.config.secretsEncryptionKey, {
-        ...upload,
+        filename: upload.filename,
+        content: partContent(upload),
         password,
       }),
     );

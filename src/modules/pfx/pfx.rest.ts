@@ -17,6 +17,7 @@ export const pfxRestRoutes: RestRoute[] = [
         password: { description: 'The file’s password (not kept).', required: true },
       },
       async handle(services, actor, req) {
+        // The form is held in memory: read no more than the use case would take.
         const form = await receiveSmallForm(req, MAX_PFX_BYTES);
         const problems = findControlCharacters(form.fields, '');
         if (problems.length > 0) throw AppError.badRequest(problems);
@@ -29,7 +30,7 @@ export const pfxRestRoutes: RestRoute[] = [
           services.config.secretsEncryptionKey,
           {
             filename: form.file.filename,
-            bytes: form.file.bytes,
+            content: [form.file.bytes],
             password: form.fields.password,
           },
         );

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, isAppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
@@ -13,7 +12,7 @@ import {
   Signer,
 } from '../esign';
 import { assertChecksPassed } from './checks/checks';
-import { StoredFile } from '../files';
+import { StoredFile, storeBytes } from '../files';
 import { openPfxCredential } from '../pfx';
 import {
   espBackends,
@@ -76,18 +75,12 @@ async function ensurePrepared(services: AppServices, tx: EntityManager, session:
     })),
     images,
   });
-  const file = tx.create(StoredFile, {
-    user: session.user,
-    kind: 'pdf',
-    name: session.filename,
-    mime: 'application/pdf',
-    sizeBytes: prepared.length,
-    sha256: createHash('sha256').update(prepared).digest('hex'),
-    pageCount: current.pageCount,
-    storageKey: '',
-  });
-  file.storageKey = `files/${session.user.id}/${file.id}`;
-  await services.blobs.putBytes(file.storageKey, prepared, 'application/pdf');
+  const file = await storeBytes(
+    services.blobs,
+    tx,
+    { ownerId: session.user.id, kind: 'pdf', name: session.filename, mime: 'application/pdf', pageCount: current.pageCount },
+    prepared,
+  );
   session.currentPdfFile = file;
   session.preparedAt = new Date();
   await tx.flush();

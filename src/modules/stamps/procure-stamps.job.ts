@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
-import { StoredFile } from '../files';
+import { newStoredFile, reserveFileSlot } from '../files';
 import { applyLedgerChange } from '../wallet';
 import { publishOrderChange } from './order-events';
 import { renderCertificate } from './render-certificate';
@@ -92,21 +92,24 @@ async function settle(
         ? 'SANDBOX - NOT A LEGAL STAMP'
         : undefined,
   });
-  // A key of its own per attempt: a slow worker whose lease ran out never overwrites the winner's PDF.
-  const storageKey = `stamps/${order.user.id}/${instance.id}-${randomBytes(4).toString('hex')}.pdf`;
-  await services.blobs.putBytes(storageKey, pdf, 'application/pdf');
+  // The bytes go first, outside the short transaction below, under a file slot of their own per attempt: a
+  // slow worker whose lease ran out never overwrites the winner's PDF.
+  const slot = reserveFileSlot(order.user.id);
+  await services.blobs.putBytes(slot.storageKey, pdf, 'application/pdf');
   const won = await em
     .transactional(async (tx) => {
-      const file = tx.create(StoredFile, {
-        user: order.user,
-        kind: 'pdf',
-        name: `e-stamp-${outcome.stamp.certificateNumber}.pdf`,
-        mime: 'application/pdf',
-        sizeBytes: pdf.length,
-        sha256: createHash('sha256').update(pdf).digest('hex'),
-        pageCount: 1,
-        storageKey,
-      });
+      const file = newStoredFile(
+        tx,
+        {
+          ownerId: order.user.id,
+          kind: 'pdf',
+          name: `e-stamp-${outcome.stamp.certificateNumber}.pdf`,
+          mime: 'application/pdf',
+          pageCount: 1,
+        },
+        { sizeBytes: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') },
+        slot,
+      );
       await tx.flush();
       const updated = await tx.getConnection().execute<{ id: string }[]>(
         `update stamp_instances
@@ -123,7 +126,7 @@ async function settle(
       if (error instanceof LostRace) return false;
       throw error;
     });
-  if (!won) await services.blobs.delete(storageKey);
+  if (!won) await services.blobs.delete(slot.storageKey);
 }
 
 class LostRace extends Error {}

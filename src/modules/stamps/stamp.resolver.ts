@@ -13,7 +13,7 @@ import {
   Root,
   Subscription,
 } from 'type-graphql';
-import { AppError } from '../../platform/errors';
+import { ownedOrNotFound, ownedOrNull } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, RequiredPageArgs, windowOf } from '../../platform/graphql/paging';
@@ -130,8 +130,7 @@ export class StampOrderResolver {
     // Each event is read afresh (a subscription lives long), with one read shared by its subscribers.
     Object.assign(ctx, eventContext(ctx.services, ctx.actor, event));
     const order = await ctx.loaders.orderById.load(clientId);
-    if (!order || order.user.id !== ctx.actor.userId) throw new AppError('not_found');
-    return toOrderView(order);
+    return toOrderView(ownedOrNotFound(ctx.actor, order));
   }
 
   /**
@@ -194,14 +193,14 @@ export class StampInstanceResolver {
   async pdf_file(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<FileInfoType | null> {
     if (!instance.pdf_file_id) return null;
     const file = await ctx.loaders.fileById.load(instance.pdf_file_id);
-    return file && file.user.id === ctx.actor.userId ? toFileInfo(file) : null;
+    const own = ownedOrNull(ctx.actor, file);
+    return own && toFileInfo(own);
   }
 
   @FieldResolver(() => StampOrderType, { description: 'The order the stamp belongs to.' })
   @GraphQLOnly()
   async order(@Root() instance: StampInstanceType, @Ctx() ctx: RequestContext): Promise<StampOrderType> {
     const order = await ctx.loaders.orderById.load(instance.order_id);
-    if (!order || order.user.id !== ctx.actor.userId) throw new AppError('not_found');
-    return toOrderView(order);
+    return toOrderView(ownedOrNotFound(ctx.actor, order));
   }
 }

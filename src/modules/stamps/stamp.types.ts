@@ -1,7 +1,7 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { PageOf } from '../../platform/graphql/page-type';
 import { formatRupees } from '../../platform/money';
 import type { StampInstance, StampOrder } from './stamp-order.entity';
-import { PageItems } from '../../platform/graphql/operation-limits';
 
 @ObjectType('StampStateInfo', { simpleResolvers: true })
 export class StampStateType {
@@ -92,14 +92,7 @@ export class StampOrderType extends CreatedStampOrderType {
 }
 
 @ObjectType('StampOrderPage', { simpleResolvers: true })
-export class StampOrderPageType {
-  @Field(() => [StampOrderType])
-  @PageItems()
-  items!: StampOrderType[];
-
-  @Field()
-  has_next!: boolean;
-}
+export class StampOrderPageType extends PageOf(StampOrderType) {}
 
 @ObjectType('StampDownload', { simpleResolvers: true })
 export class StampDownloadType {

@@ -1,5 +1,5 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { AppError } from '../../platform/errors';
+import { ownedOrNotFound } from '../../platform/auth/ownership';
 import type { RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, PageArgs, windowOf } from '../../platform/graphql/paging';
@@ -93,8 +93,7 @@ export class TemplateResolver {
   @GraphQLOnly()
   async file(@Root() template: TemplateType, @Ctx() ctx: RequestContext): Promise<FileInfoType> {
     const file = await ctx.loaders.fileById.load(template.file_id);
-    if (!file || file.user.id !== ctx.actor.userId) throw new AppError('not_found');
-    return toFileInfo(file);
+    return toFileInfo(ownedOrNotFound(ctx.actor, file));
   }
 
   @FieldResolver(() => [EsignSessionType], {

@@ -1,7 +1,8 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { PageOf } from '../../platform/graphql/page-type';
 import { ElementType, LIMITS } from '../esign';
 import type { Template, TemplateSignerBlueprint } from './template.entity';
-import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
+import { MaxItems } from '../../platform/graphql/operation-limits';
 
 @ObjectType('TemplateSigner', {
   simpleResolvers: true,
@@ -84,14 +85,7 @@ export class TemplateType {
 }
 
 @ObjectType('TemplatePage', { simpleResolvers: true })
-export class TemplatePageType {
-  @Field(() => [TemplateType])
-  @PageItems()
-  items!: TemplateType[];
-
-  @Field()
-  has_next!: boolean;
-}
+export class TemplatePageType extends PageOf(TemplateType) {}
 
 @ObjectType('DeletedTemplate', { simpleResolvers: true })
 export class DeletedTemplateType {

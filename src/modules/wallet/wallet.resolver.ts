@@ -4,7 +4,8 @@ import { PageArgs } from '../../platform/graphql/paging';
 import { formatRupees } from '../../platform/money';
 import { listLedger, walletBalance } from './read-wallet';
 import type { WalletEntry } from './wallet.entity';
-import { MaxItems, PageItems } from '../../platform/graphql/operation-limits';
+import { MaxItems } from '../../platform/graphql/operation-limits';
+import { PageOf } from '../../platform/graphql/page-type';
 
 @ObjectType('WalletEntry', { simpleResolvers: true })
 export class WalletEntryType {
@@ -29,10 +30,7 @@ export class WalletType {
 }
 
 @ObjectType('WalletLedgerPage', { simpleResolvers: true })
-export class WalletLedgerPageType {
-  @Field(() => [WalletEntryType]) @PageItems() items!: WalletEntryType[];
-  @Field() has_next!: boolean;
-}
+export class WalletLedgerPageType extends PageOf(WalletEntryType) {}
 
 function toEntry(entry: WalletEntry): WalletEntryType {
   return {

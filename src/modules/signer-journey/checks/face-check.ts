@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, findAppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
 import { type Signer, lockTurn, signerByToken } from '../../esign';
 import { FaceMatchError, type FaceComparison } from '../../../platform/face';
-import { StoredFile, type ImageFacts } from '../../files';
+import { StoredFile, storeBytes, type ImageFacts } from '../../files';
 import { assertCheckIsDue, hasPassed } from './checks';
 import { publishCheckProgress } from './one-time-codes';
 
@@ -56,19 +55,19 @@ export async function checkFace(
     const reference = await tx.findOne(StoredFile, { id: signer.faceMatch.ref_file_id!, user: session.user });
     if (!reference) throw new AppError('conflict', { message: 'the reference photo of this signer is no longer available' });
     signer.faceAttempts += 1;
-    const live = tx.create(StoredFile, {
-      user: session.user,
-      kind: 'asset',
-      name: `face-${signer.id}-${signer.faceAttempts}.${facts.mime === 'image/png' ? 'png' : 'jpg'}`,
-      mime: facts.mime,
-      sizeBytes: photo.length,
-      sha256: createHash('sha256').update(photo).digest('hex'),
-      widthPx: facts.width,
-      heightPx: facts.height,
-      storageKey: '',
-    });
-    live.storageKey = `files/${session.user.id}/${live.id}`;
-    await services.blobs.putBytes(live.storageKey, photo, facts.mime);
+    const live = await storeBytes(
+      services.blobs,
+      tx,
+      {
+        ownerId: session.user.id,
+        kind: 'asset',
+        name: `face-${signer.id}-${signer.faceAttempts}.${facts.mime === 'image/png' ? 'png' : 'jpg'}`,
+        mime: facts.mime,
+        widthPx: facts.width,
+        heightPx: facts.height,
+      },
+      photo,
+    );
     signer.faceMatch = { ...signer.faceMatch, live_file_id: live.id };
     return { reference: reference.storageKey, attempt: signer.faceAttempts, liveFileId: live.id };
   });
