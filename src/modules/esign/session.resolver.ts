@@ -11,15 +11,8 @@ import { initializeEsign } from './initialize-esign';
 import { getOwnSession, listOwnSessions, readOwnSession } from './read-sessions';
 import { EmailTemplateOverridesInput, SignerInput, StampRequestInput, type SessionRequest } from './session.inputs';
 import { sessionTopic, type SessionEvent } from './session-events';
-import {
-  ElementType,
-  EsignSessionPageType,
-  EsignSessionType,
-  SignedPdfDownloadType,
-  SignerType,
-  toSessionView,
-  toSignerView,
-} from './session.types';
+import { EsignSessionPageType, EsignSessionType, SignedPdfDownloadType, toSessionView } from './session.types';
+import { ElementType, SignerType, toSignerView } from './signer.types';
 import { inviteUrl, signerTokenBox } from './signer-token';
 import { MaxItems } from '../../platform/graphql/operation-limits';
 import { LIMITS } from './validation';
