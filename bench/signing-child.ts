@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PDFDocument } from 'pdf-lib';
-import { signDetachedCms, type SigningIdentity } from '../src/modules/signing/cms';
+import { signDetachedCms, type SigningIdentity } from '../src/modules/signing/cms-sign';
 import { signIncrementally } from '../src/modules/signing/pdf/sign-incrementally';
 
 function kernelMB(field: 'VmHWM' | 'VmRSS'): number {

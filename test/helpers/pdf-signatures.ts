@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { verifyDetachedCms, type CmsVerification } from '../../src/modules/signing/cms';
+import { verifyDetachedCms, type CmsVerification } from '../../src/modules/signing/cms-verify';
 
 export interface EmbeddedSignature {
   byteRange: [number, number, number, number];

@@ -4,7 +4,7 @@
  * `DerError`:
  *
  * - der.ts: `readRoot`/`readTlv` and `children` (walked over the whole tree here), `readOid`, `readTime`;
- * - cms.ts: `parseSignedData` (throws `DerError` only) and `verifyDetachedCms` (never throws: a refusal is a
+ * - cms-parse.ts: `parseSignedData` (throws `DerError` only), and cms-verify.ts: `verifyDetachedCms` (never throws: a refusal is a
  *   "malformed CMS" problem);
  * - verify-document.ts: `verifyPdfSignatures`, what `GET /api/v1/esign/verify` runs, on a signed PDF whose
  *   /Contents holds a mutated CMS (never throws, reports the signature).
@@ -33,7 +33,9 @@ import fc from 'fast-check';
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRootCa, issueSigningCertificate, type KeyAndCertificate } from '../../src/modules/signing/certificates';
-import { parseSignedData, signDetachedCms, verifyDetachedCms, type ParsedSignedData } from '../../src/modules/signing/cms';
+import { parseSignedData, type ParsedSignedData } from '../../src/modules/signing/cms-parse';
+import { signDetachedCms } from '../../src/modules/signing/cms-sign';
+import { verifyDetachedCms } from '../../src/modules/signing/cms-verify';
 import { children, DerError, MAX_DER_DEPTH, readOid, readRoot, readTime, readTlv, type Tlv } from '../../src/modules/signing/der';
 import { verifyPdfSignatures } from '../../src/modules/signing/verify-document';
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 import forge from 'node-forge';
 import { randomSerialNumber } from '../../src/modules/signing/certificates';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signDetachedCms, verifyDetachedCms, type SigningIdentity } from '../../src/modules/signing/cms';
+import { signDetachedCms, type SigningIdentity } from '../../src/modules/signing/cms-sign';
+import { verifyDetachedCms } from '../../src/modules/signing/cms-verify';
 
 const OID = {
   signedData: '1.2.840.113549.1.7.2',

@@ -14,6 +14,7 @@
  */
 import { X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
+import { formatDistinguishedName, type NameAttribute } from './distinguished-name';
 
 export interface KeyAndCertificate {
   privateKeyPem: string;
@@ -42,40 +43,12 @@ const OID = {
   commonName: '2.5.4.3',
   serialNumber: '2.5.4.5',
   country: '2.5.4.6',
-  locality: '2.5.4.7',
   state: '2.5.4.8',
-  street: '2.5.4.9',
   organization: '2.5.4.10',
   organizationalUnit: '2.5.4.11',
-  title: '2.5.4.12',
   postalCode: '2.5.4.17',
-  surname: '2.5.4.4',
-  givenName: '2.5.4.42',
   pseudonym: '2.5.4.65',
-  emailAddress: '1.2.840.113549.1.9.1',
-  domainComponent: '0.9.2342.19200300.100.1.25',
-  userId: '0.9.2342.19200300.100.1.1',
 } as const;
-
-/** Labels for `subjectString`: RFC 4514 short names where it has them, OpenSSL's names otherwise. */
-const LABELS: Record<string, string> = {
-  [OID.commonName]: 'CN',
-  [OID.serialNumber]: 'serialNumber',
-  [OID.country]: 'C',
-  [OID.locality]: 'L',
-  [OID.state]: 'ST',
-  [OID.street]: 'STREET',
-  [OID.organization]: 'O',
-  [OID.organizationalUnit]: 'OU',
-  [OID.title]: 'title',
-  [OID.postalCode]: 'postalCode',
-  [OID.surname]: 'SN',
-  [OID.givenName]: 'GN',
-  [OID.pseudonym]: 'pseudonym',
-  [OID.emailAddress]: 'emailAddress',
-  [OID.domainComponent]: 'DC',
-  [OID.userId]: 'UID',
-};
 
 const ROOT_VALIDITY_YEARS = 10;
 /** A root's notBefore is set this far in the past, so that a verifier whose clock lags still accepts it. */
@@ -348,11 +321,10 @@ export function readAadhaarCertDetails(certificatePem: string): AadhaarCertDetai
 
 /**
  * The certificate's subject as an RFC 4514 string, most specific first: "CN=José Kumar, ..., ST=Karnataka, C=IN".
- * Values are shown as text (UTF-8 decoded); `,` `+` `"` `\` `<` `>` `;` and leading `#`/space or a trailing
- * space are escaped with a backslash, as RFC 4514 requires.
+ * Values are shown as text (UTF-8 decoded), escaped as RFC 4514 requires (see distinguished-name.ts).
  */
 export function subjectString(certificatePem: string): string {
-  return formatName(readNames(certificatePem).subject);
+  return formatDistinguishedName(readNames(certificatePem).subject);
 }
 
 export interface CertificateDescription {
@@ -372,8 +344,8 @@ export function describeCertificate(certificatePem: string): CertificateDescript
   const x509 = new X509Certificate(certificatePem);
   const names = namesFromDer(x509.raw);
   return {
-    subject: formatName(names.subject),
-    issuer: formatName(names.issuer),
+    subject: formatDistinguishedName(names.subject),
+    issuer: formatDistinguishedName(names.issuer),
     serialNumber: x509.serialNumber.toLowerCase(),
     notBefore: new Date(x509.validFrom),
     notAfter: new Date(x509.validTo),
@@ -384,11 +356,6 @@ export function describeCertificate(certificatePem: string): CertificateDescript
 /** True when `privateKeyPem` is the key of the certificate. */
 export function keyMatchesCertificate(privateKeyPem: string, certificatePem: string): boolean {
   return new X509Certificate(certificatePem).checkPrivateKey(createPrivateKey(privateKeyPem));
-}
-
-interface NameAttribute {
-  type: string;
-  value: string;
 }
 
 /** Subject and issuer read with forge's DER parser only, so certificates with any key type (EC too) can be read. */
@@ -436,18 +403,4 @@ function decodeString(value: forge.asn1.Asn1): string {
       // PrintableString, IA5String, TeletexString (read as Latin-1, as most software does).
       return bytes.toString('latin1');
   }
-}
-
-function formatName(attributes: NameAttribute[]): string {
-  return [...attributes]
-    .reverse()
-    .map(({ type, value }) => `${LABELS[type] ?? type}=${escapeValue(value)}`)
-    .join(', ');
-}
-
-function escapeValue(value: string): string {
-  let escaped = value.replace(/[,+"\\<>;]/g, (char) => `\\${char}`);
-  if (escaped.startsWith('#') || escaped.startsWith(' ')) escaped = `\\${escaped}`;
-  if (value.length > 1 && value.endsWith(' ')) escaped = `${escaped.slice(0, -1)}\\ `;
-  return escaped;
 }

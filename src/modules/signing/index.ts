@@ -8,7 +8,7 @@ import { SandboxEspTransaction } from './esp/esp-transaction.entity';
 import { PlatformKey } from './platform-key.entity';
 
 export { readAadhaarCertDetails, type AadhaarCertDetails } from './certificates';
-export { signDetachedCms, type SigningIdentity } from './cms';
+export { signDetachedCms, type SigningIdentity } from './cms-sign';
 export type { EspBackend } from './esp/esp';
 export { espBackends } from './esp/sandbox-esp';
 export { nameMatchScore } from './name-match';

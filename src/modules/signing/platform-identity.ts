@@ -4,7 +4,7 @@ import { openPkcs12 } from '../../platform/crypto/pkcs12';
 import { SecretBox } from '../../platform/crypto/secret-box';
 import type { AppServices } from '../../platform/services';
 import { createRootCa, issueSigningCertificate } from './certificates';
-import type { SigningIdentity } from './cms';
+import type { SigningIdentity } from './cms-sign';
 import { PlatformKey } from './platform-key.entity';
 
 const PLATFORM_SIGNER = 'platform-document-signer';

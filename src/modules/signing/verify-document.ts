@@ -23,7 +23,7 @@ import {
   type PDFContext,
   type PDFObject,
 } from 'pdf-lib';
-import { verifyDetachedCms } from './cms';
+import { verifyDetachedCms } from './cms-verify';
 
 export interface SignatureReport {
   /** The field's full name (`/T`, parents joined with dots); '' for a field without one. */

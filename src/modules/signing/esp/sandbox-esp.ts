@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SecretBox } from '../../../platform/crypto/secret-box';
 import { AppError } from '../../../platform/errors';
 import { aadhaarSubject, createRootCa, issueSigningCertificate, type AadhaarIdentity } from '../certificates';
-import { signDetachedCms } from '../cms';
+import { signDetachedCms } from '../cms-sign';
 import { platformKey } from '../platform-identity';
 import { SandboxEspTransaction } from './esp-transaction.entity';
 import type { EspAuthentication, EspBackend, EspContext, EspTransactionStarted } from './esp';

@@ -9,6 +9,7 @@ import {
   PDFRawStream,
   PDFRef,
   PDFString,
+  type PDFContext,
 } from 'pdf-lib';
 import { WET_IMAGE_KEY } from './prepare-for-signing';
 
@@ -157,38 +158,72 @@ export function fillSignature(prepared: PreparedSignature, cms: Uint8Array): Uin
 export async function buildSignatureUpdate(pdf: Uint8Array, details: SignatureAppearance): Promise<PreparedSignature> {
   // A view, not a copy: a 50 MB document should cost one copy (the output), not three.
   const original = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-  const tail = original.subarray(Math.max(0, original.length - 1024)).toString('latin1');
-  const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
-  if (!startxref) throw new Error('no startxref at the end of the document');
+  const previousXref = lastStartxref(original);
 
   // Parsed in one go (no yielding between objects): signing is one request's work, not a background job.
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
-  const context = doc.context;
   const { fieldRef, field } = findField(doc, details.fieldName);
   if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
-  // The field is its own widget; further placements are stamp annotations named `<field>#<n>`.
-  const widgets = [fieldRef, ...placementStamps(doc, details.fieldName)];
 
-  const objects: { ref: PDFRef; body: string | Buffer }[] = [];
-  const sigRef = context.nextRef();
-  const fontRef = context.nextRef();
-  const contentsPlaceholder = `<${'0'.repeat(SIGNATURE_BYTES * 2)}>`;
-  const signatureDictionary = [
+  const objects: UpdateObject[] = [];
+  const sigRef = doc.context.nextRef();
+  const fontRef = doc.context.nextRef();
+  objects.push({ ref: sigRef, body: signatureDictionary(details) });
+  objects.push({ ref: fontRef, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>' });
+  objects.push(...signedFieldObjects(doc, { fieldRef, field }, details, { sigRef, fontRef }));
+
+  const { updated, offsets } = appendUpdate(original, objects, doc.context, previousXref);
+  return setByteRange(updated, offsets.get(sigRef.objectNumber)!);
+}
+
+/** An object the update writes: its reference and its body (a dictionary's text, or a whole stream's bytes). */
+interface UpdateObject {
+  ref: PDFRef;
+  body: string | Buffer;
+}
+
+const CONTENTS_PLACEHOLDER = `<${'0'.repeat(SIGNATURE_BYTES * 2)}>`;
+
+/** Where the previous cross-reference section starts, which the update's trailer chains to (/Prev). */
+function lastStartxref(original: Buffer): number {
+  const tail = original.subarray(Math.max(0, original.length - 1024)).toString('latin1');
+  const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+  if (!startxref) throw new Error('no startxref at the end of the document');
+  return Number(startxref[1]);
+}
+
+/** The signature dictionary, with placeholders for the ByteRange and the /Contents. */
+function signatureDictionary(details: SignatureAppearance): string {
+  return [
     '<<',
     '/Type /Sig',
     '/Filter /Adobe.PPKLite',
     '/SubFilter /ETSI.CAdES.detached',
     BYTE_RANGE_PLACEHOLDER,
-    `/Contents ${contentsPlaceholder}`,
+    `/Contents ${CONTENTS_PLACEHOLDER}`,
     `/M ${literal(pdfDate(details.time))}`,
     `/Name ${literal(details.signerName)}`,
     ...(details.reason ? [`/Reason ${literal(details.reason)}`] : []),
     ...(details.location ? [`/Location ${literal(details.location)}`] : []),
     '>>',
   ].join('\n');
-  objects.push({ ref: sigRef, body: signatureDictionary });
-  objects.push({ ref: fontRef, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>' });
+}
 
+/**
+ * The field with its value (/V, the signature dictionary), and an appearance for each of its widgets: the field
+ * itself and its further placements. Each widget with an area gets an appearance stream (the lines, and the
+ * wet-signature image when the widget has one) drawn in Helvetica (`fontRef`).
+ */
+function signedFieldObjects(
+  doc: PDFDocument,
+  { fieldRef, field }: { fieldRef: PDFRef; field: PDFDict },
+  details: SignatureAppearance,
+  { sigRef, fontRef }: { sigRef: PDFRef; fontRef: PDFRef },
+): UpdateObject[] {
+  const context = doc.context;
+  const objects: UpdateObject[] = [];
+  // The field is its own widget; further placements are stamp annotations named `<field>#<n>`.
+  const widgets = [fieldRef, ...placementStamps(doc, details.fieldName)];
   const signedField = field.clone(context);
   for (const kidRef of widgets) {
     const widget = kidRef === fieldRef ? signedField : context.lookup(kidRef, PDFDict).clone(context);
@@ -221,8 +256,19 @@ export async function buildSignatureUpdate(pdf: Uint8Array, details: SignatureAp
   }
   signedField.set(PDFName.of('V'), sigRef);
   objects.push({ ref: fieldRef, body: signedField.toString() });
+  return objects;
+}
 
-  // The update: objects, an xref section for exactly them, and a trailer chained to the previous one.
+/**
+ * The document with the update appended: the objects, an xref section for exactly them, and a trailer chained to
+ * the previous one. Also where each object starts, by object number.
+ */
+function appendUpdate(
+  original: Buffer,
+  objects: UpdateObject[],
+  context: PDFContext,
+  previousXref: number,
+): { updated: Buffer; offsets: Map<number, number> } {
   const parts: Buffer[] = [original, Buffer.from('\n', 'latin1')];
   let offset = original.length + 1;
   const offsets = new Map<number, number>();
@@ -235,6 +281,21 @@ export async function buildSignatureUpdate(pdf: Uint8Array, details: SignatureAp
     offset += chunk.length;
   }
   const xrefOffset = offset;
+  const xref = xrefSection(objects, offsets);
+  const trailerInfo = context.trailerInfo;
+  const trailer = context.obj({
+    Size: context.largestObjectNumber + 1,
+    Root: trailerInfo.Root,
+    ...(trailerInfo.Info ? { Info: trailerInfo.Info } : {}),
+    ...(trailerInfo.ID ? { ID: trailerInfo.ID } : {}),
+    Prev: previousXref,
+  });
+  parts.push(Buffer.from(`${xref}\ntrailer\n${trailer.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`, 'latin1'));
+  return { updated: Buffer.concat(parts), offsets };
+}
+
+/** A cross-reference section for the objects written: one subsection per run of consecutive object numbers. */
+function xrefSection(objects: UpdateObject[], offsets: Map<number, number>): string {
   const numbers = [...offsets.keys()].sort((a, b) => a - b);
   const xref = ['xref'];
   for (let i = 0; i < numbers.length;) {
@@ -247,26 +308,17 @@ export async function buildSignatureUpdate(pdf: Uint8Array, details: SignatureAp
     }
     i = j + 1;
   }
-  const trailerInfo = context.trailerInfo;
-  const trailer = context.obj({
-    Size: context.largestObjectNumber + 1,
-    Root: trailerInfo.Root,
-    ...(trailerInfo.Info ? { Info: trailerInfo.Info } : {}),
-    ...(trailerInfo.ID ? { ID: trailerInfo.ID } : {}),
-    Prev: Number(startxref[1]),
-  });
-  parts.push(Buffer.from(`${xref.join('\n')}\ntrailer\n${trailer.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`, 'latin1'));
-  const updated = Buffer.concat(parts);
+  return xref.join('\n');
+}
 
-  // The ByteRange covers everything but the /Contents hex string of this signature.
-  const signatureStart = offsets.get(sigRef.objectNumber)!;
+/** Sets the ByteRange: it covers everything but the /Contents hex string of this signature. */
+function setByteRange(updated: Buffer, signatureStart: number): PreparedSignature {
   const contentsAt =
-    updated.indexOf(`/Contents ${contentsPlaceholder.slice(0, 8)}`, signatureStart, 'latin1') + '/Contents '.length;
-  const contentsEnd = contentsAt + contentsPlaceholder.length;
+    updated.indexOf(`/Contents ${CONTENTS_PLACEHOLDER.slice(0, 8)}`, signatureStart, 'latin1') + '/Contents '.length;
+  const contentsEnd = contentsAt + CONTENTS_PLACEHOLDER.length;
   const byteRange = `/ByteRange [0 ${contentsAt} ${contentsEnd} ${updated.length - contentsEnd}]`;
   if (byteRange.length > BYTE_RANGE_PLACEHOLDER.length) throw new Error('document too large for the ByteRange placeholder');
   const rangeAt = updated.indexOf(BYTE_RANGE_PLACEHOLDER, signatureStart, 'latin1');
   updated.write(byteRange.padEnd(BYTE_RANGE_PLACEHOLDER.length, ' '), rangeAt, 'latin1');
-
   return { updated, contentsAt, contentsEnd };
 }

@@ -1,0 +1,137 @@
+/**
+ * The cryptographic part of a PDF signature: a detached CMS SignedData (RFC 5652) as PAdES baseline B-B
+ * (ETSI EN 319 142-1) wants it.
+ *
+ * Produced structure (DER):
+ *   ContentInfo { id-signedData, [0] SignedData {
+ *     version 1, digestAlgorithms { sha256 }, encapContentInfo { id-data } (no eContent: detached),
+ *     certificates [0] { signer, chain... },
+ *     signerInfos { SignerInfo { version 1, IssuerAndSerialNumber, sha256,
+ *       signedAttrs [0] { content-type id-data, message-digest SHA-256(content),
+ *                         signing-certificate-v2 { { ESSCertIDv2 { certHash, issuerSerial } } } },
+ *       sha256WithRSAEncryption, signature } } } }
+ * No signing-time attribute: PAdES carries the time in the signature dictionary (/M).
+ *
+ * The ASN.1 is written with the small DER codec of ./der.ts (Node's crypto does the RSA, hashing and X.509):
+ * certificates and names are copied into the CMS byte for byte.
+ */
+import { constants, createHash, createPrivateKey, createSign, X509Certificate, type KeyObject } from 'node:crypto';
+import { hash, hashParts, OID } from './cms-algorithms';
+import { issuerAndSerial } from './cms-parse';
+import { der, derSetOf, integer, oid, TAG } from './der';
+
+export interface SigningIdentity {
+  privateKeyPem: string;
+  certificatePem: string;
+  chainPems: string[];
+}
+
+/**
+ * CMS SignedData (DER), detached, over `content` (the bytes a PDF ByteRange covers), given whole or as the
+ * parts to hash in order (so that a large document's two ranges need not be copied into one buffer).
+ */
+export async function signDetachedCms(
+  content: Uint8Array | readonly Uint8Array[],
+  identity: SigningIdentity,
+): Promise<Uint8Array> {
+  const { key, certificates, issuer, serial, essCertIdV2 } = signerMaterial(identity);
+  const signedAttrs = derSetOf(TAG.set, [
+    attribute(OID.contentType, oid(OID.data)),
+    attribute(OID.messageDigest, der(TAG.octetString, hashParts('sha256', content instanceof Uint8Array ? [content] : content))),
+    attribute(OID.signingCertificateV2, der(TAG.sequence, der(TAG.sequence, essCertIdV2))),
+  ]);
+  // The signature covers the DER of the attributes as a SET OF (tag 0x31); in SignerInfo they are [0] IMPLICIT.
+  const signature = createSign('sha256').update(signedAttrs).sign({ key, padding: constants.RSA_PKCS1_PADDING });
+  const signedAttrsImplicit = Buffer.from(signedAttrs);
+  signedAttrsImplicit[0] = TAG.context0;
+
+  const signerInfo = der(
+    TAG.sequence,
+    integer(1),
+    der(TAG.sequence, issuer, serial),
+    algorithm(OID.sha256),
+    signedAttrsImplicit,
+    algorithm(OID.sha256WithRSAEncryption, der(TAG.null)),
+    der(TAG.octetString, signature),
+  );
+  const signedData = der(
+    TAG.sequence,
+    integer(1),
+    der(TAG.set, algorithm(OID.sha256)),
+    der(TAG.sequence, oid(OID.data)),
+    derSetOf(TAG.context0, certificates),
+    der(TAG.set, signerInfo),
+  );
+  return der(TAG.sequence, oid(OID.signedData), der(TAG.context0, signedData));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The signer's key and certificates, parsed once for a few signatures
+
+interface SignerMaterial {
+  key: KeyObject;
+  certificates: Buffer[];
+  issuer: Buffer;
+  serial: Buffer;
+  essCertIdV2: Buffer;
+}
+
+/**
+ * Parsed keys and certificates of recent identities. Parsing a PEM key and its certificates costs more than the
+ * RSA signature itself (about 0.6 ms against 0.35 ms), and the platform's identity signs every suresign.
+ * Kept small: an owner's PFX identity stays only until a few others have signed after it.
+ */
+const recentMaterial = new Map<string, SignerMaterial>();
+const RECENT_MATERIAL_LIMIT = 8;
+
+function signerMaterial(identity: SigningIdentity): SignerMaterial {
+  const cacheKey = createHash('sha256')
+    .update(identity.privateKeyPem)
+    .update('\0')
+    .update(identity.certificatePem)
+    .update('\0')
+    .update(identity.chainPems.join('\0'))
+    .digest('base64');
+  const known = recentMaterial.get(cacheKey);
+  if (known) {
+    recentMaterial.delete(cacheKey); // most recently used last
+    recentMaterial.set(cacheKey, known);
+    return known;
+  }
+  const key = createPrivateKey(identity.privateKeyPem);
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new Error(`signDetachedCms: the signing key must be RSA, not ${key.asymmetricKeyType}`);
+  const signer = new X509Certificate(identity.certificatePem);
+  if (!signer.checkPrivateKey(key)) throw new Error('signDetachedCms: the private key does not belong to the signer certificate');
+
+  const signerDer = signer.raw;
+  const certificates: Buffer[] = [];
+  for (const der of [signerDer, ...identity.chainPems.map((pem) => new X509Certificate(pem).raw)]) {
+    if (!certificates.some((known) => known.equals(der))) certificates.push(der);
+  }
+  const { issuer, serial } = issuerAndSerial(signerDer);
+
+  // ESSCertIDv2 ::= SEQUENCE { hashAlgorithm DEFAULT sha256 (omitted), certHash, issuerSerial }
+  // IssuerSerial ::= SEQUENCE { issuer GeneralNames (one directoryName [4]), serialNumber }
+  const essCertIdV2 = der(
+    TAG.sequence,
+    der(TAG.octetString, hash('sha256', signerDer)),
+    der(TAG.sequence, der(TAG.sequence, der(TAG.context4, issuer)), serial),
+  );
+  const material = { key, certificates, issuer, serial, essCertIdV2 };
+  recentMaterial.set(cacheKey, material);
+  if (recentMaterial.size > RECENT_MATERIAL_LIMIT) recentMaterial.delete(recentMaterial.keys().next().value!);
+  return material;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CMS pieces written with the DER codec
+
+/** AlgorithmIdentifier; parameters absent unless given (RFC 5754: absent for SHA-2, NULL for RSA). */
+function algorithm(dotted: string, parameters?: Buffer): Buffer {
+  return parameters ? der(TAG.sequence, oid(dotted), parameters) : der(TAG.sequence, oid(dotted));
+}
+
+function attribute(type: string, value: Buffer): Buffer {
+  return der(TAG.sequence, oid(type), der(TAG.set, value));
+}
