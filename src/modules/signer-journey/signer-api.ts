@@ -7,83 +7,17 @@ import { ratePolicies, signerCaller, takeRequest } from '../../platform/rate-lim
 import { findControlCharacters } from '../../platform/validation/text';
 import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
-import { recordAudit, requestOrigin } from '../audit';
-import { EsignSession, positionsOf, Signer, signerByToken } from '../esign';
-import { StoredFile } from '../files';
-import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
+import { requestOrigin } from '../audit';
+import { signerByToken } from '../esign';
+import { startAadhaarSigning } from './aadhaar-signing';
 import { recordSignerLocation } from './checks/location-check';
 import { checkFace, FACE_PHOTO_MAX_BYTES } from './checks/face-check';
 import { sendOneTimeCode, verifyOneTimeCode } from './checks/one-time-codes';
-import { maskEmail, maskPhone } from './checks/recipients';
-import { signAsSigner, startAadhaarSigning } from './sign-as-signer';
+import { readSignerDocument } from './read-document';
+import { signAsSigner } from './sign-in-turn';
+import { signerView } from './signer-view';
 
 export const SIGNER_API = '/signer-api';
-
-function checkView(signer: Signer, kind: CheckKind) {
-  const status = hasPassed(signer, kind) ? 'passed' : 'pending';
-  switch (kind) {
-    case 'email':
-      return { kind, status, sent_to: signer.email ? maskEmail(signer.email) : null };
-    case 'mobile':
-      return { kind, status, sent_to: signer.mobile ? maskPhone(`+${signer.countryCode ?? ''}${signer.mobile}`) : null };
-    case 'location':
-      return {
-        kind,
-        status,
-        source: signer.locationSource ?? 'device',
-        geofence: signer.enforceGeofence
-          ? { latitude: signer.latitude, longitude: signer.longitude, radius: signer.radius }
-          : null,
-      };
-    case 'face': {
-      const left = Math.max(0, (signer.faceMatch.max_attempts ?? 0) - signer.faceAttempts);
-      return { kind, status: status === 'pending' && left === 0 ? 'failed' : status, attempts_left: left };
-    }
-  }
-}
-
-/** What a signer may see: their own part, whose turn it is, the checks ahead, and the session's state. Never other tokens. */
-async function signerView(em: EntityManager, signer: Signer) {
-  const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
-  const signers = await em.find(Signer, { session }, { orderBy: { position: 'asc' } });
-  const current = signers.find((s) => s.position === session.signerIdx);
-  return {
-    session: {
-      client_id: session.id,
-      status: session.status,
-      filename: session.filename,
-      sender: session.sender ?? null,
-      signer_idx: session.signerIdx,
-      signer_count: signers.length,
-      allow_download: session.allowDownload,
-      redirect_url: session.redirectUrl ?? null,
-      email_template_overrides: session.emailTemplateOverrides ?? null,
-      expires_at: session.expiresAt,
-    },
-    signer: {
-      signer_id: signer.id,
-      full_name: signer.fullName,
-      sign_type: signer.signType,
-      reason: signer.reason ?? null,
-      status: signer.status,
-      eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signerIdx,
-      positions: positionsOf(signer.elements, session.stampPageCount),
-      // Where this signer's signature goes, on the pages of the current document (stamp pages come first).
-      fields: signer.elements
-        .filter((element) => element.type === 'signature')
-        .map((element) => ({
-          page: element.page + session.stampPageCount,
-          x: element.x,
-          y: element.y,
-          width: element.width,
-          height: element.height,
-        })),
-    },
-    whose_turn: session.status === 'pending' && current ? { position: current.position, full_name: current.fullName } : null,
-    checks: requestedChecks(signer).map((kind) => checkView(signer, kind)),
-    next_check: nextCheck(signer),
-  };
-}
 
 /**
  * The signer API: authenticated by the signer's token alone (`Authorization: Bearer <signer token>`), it
@@ -120,21 +54,11 @@ export function createSignerApi(services: AppServices): express.Router {
   router.get(
     '/document',
     handle(async (req, res, em, token) => {
-      const signer = await signerByToken(em, token);
-      const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
-      if (session.status === 'cancelled' || session.status === 'expired')
-        throw new AppError('conflict', { message: `the session is ${session.status}` });
-      if (session.status === 'completed' && !session.allowDownload)
-        throw new AppError('conflict', { message: 'downloading the signed document is not allowed' });
-      const file = await em.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
-      // The signer opened the document (the page loads it once; a download after completion counts too).
-      await em.transactional(async (tx) => {
-        recordAudit(tx, { session, signer, event: 'viewed', origin: requestOrigin(req), details: { file_id: file.id } });
-      });
+      const document = await readSignerDocument(services, em, token, requestOrigin(req));
       res.setHeader('Content-Type', 'application/pdf');
-      res.setHeader('Content-Length', String(file.sizeBytes));
+      res.setHeader('Content-Length', String(document.sizeBytes));
       res.setHeader('Cache-Control', 'private, no-store');
-      await pipeline(await services.blobs.getStream(file.storageKey), res);
+      await pipeline(await document.open(), res);
     }),
   );
   router.post(

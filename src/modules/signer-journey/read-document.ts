@@ -1,0 +1,37 @@
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import { recordAudit, type RequestOrigin } from '../audit';
+import { EsignSession, signerByToken } from '../esign';
+import { StoredFile } from '../files';
+
+/** The document a signer may read: its size, and its bytes once the caller is ready to send them. */
+export interface SignerDocument {
+  sizeBytes: number;
+  open(): Promise<Readable>;
+}
+
+/**
+ * A signer reads the session's current document: while it is pending (before, during and after their turn),
+ * and once completed only if the sender allows downloads; never a cancelled or expired one. Each read is
+ * audited as `viewed` (the page loads it once; a download after completion counts too).
+ */
+export async function readSignerDocument(
+  services: AppServices,
+  em: EntityManager,
+  token: string | null,
+  origin: RequestOrigin,
+): Promise<SignerDocument> {
+  const signer = await signerByToken(em, token);
+  const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
+  if (session.status === 'cancelled' || session.status === 'expired')
+    throw new AppError('conflict', { message: `the session is ${session.status}` });
+  if (session.status === 'completed' && !session.allowDownload)
+    throw new AppError('conflict', { message: 'downloading the signed document is not allowed' });
+  const file = await em.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
+  await em.transactional(async (tx) => {
+    recordAudit(tx, { session, signer, event: 'viewed', origin, details: { file_id: file.id } });
+  });
+  return { sizeBytes: file.sizeBytes, open: () => services.blobs.getStream(file.storageKey) };
+}

@@ -1,0 +1,81 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import { recordAudit, type RequestOrigin } from '../audit';
+import { EsignSession, lockTurn, signerByToken, recordSignature, Signer } from '../esign';
+import { fillSignature, type PreparedSignature, type SignatureAppearance } from '../signing';
+import { aadhaarMaterial, auditRefusedOtp, isRefusedOtp, recordAadhaarIdentity } from './aadhaar-signing';
+import { assertChecksPassed } from './checks/checks';
+import { ensurePrepared, fieldNameOf } from './prepare-document';
+import { platformOrPfx } from './signing-material';
+
+/**
+ * The signer whose turn it is signs, on consent (Aadhaar signers with their OTP transaction): one incremental
+ * PAdES signature over the current PDF, with its appearance at the signer's placements. The session row is
+ * locked for the whole step, so a double submit cannot sign twice.
+ */
+export async function signAsSigner(
+  services: AppServices,
+  em: EntityManager,
+  token: string | null,
+  input: { consent?: boolean | null; transaction_id?: string | null; otp?: string | null },
+  origin: RequestOrigin,
+): Promise<EsignSession> {
+  const found = await signerByToken(em, token);
+  if (input.consent !== true)
+    throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
+  try {
+    return await signInTurn(services, em, found, input, origin);
+  } catch (error) {
+    if (isRefusedOtp(error)) await auditRefusedOtp(em.fork(), found, origin, error);
+    throw error;
+  }
+}
+
+async function signInTurn(
+  services: AppServices,
+  em: EntityManager,
+  found: Signer,
+  input: { transaction_id?: string | null; otp?: string | null },
+  origin: RequestOrigin,
+): Promise<EsignSession> {
+  return em.transactional(async (tx) => {
+    const { session, signer } = await lockTurn(tx, found);
+    assertChecksPassed(signer);
+    const material =
+      signer.signType === 'aadhaar'
+        ? await aadhaarMaterial(services, tx, session, signer, input)
+        : await platformOrPfx(services, tx, signer);
+    const working = await ensurePrepared(services, tx, session);
+    const time = new Date();
+    const appearance: SignatureAppearance = {
+      fieldName: fieldNameOf(signer),
+      signerName: signer.fullName,
+      reason: signer.reason,
+      time,
+      appearanceLines: [
+        `Digitally signed by ${signer.fullName}`,
+        `Date: ${time.toISOString().replace('T', ' ').slice(0, 19)} UTC`,
+        ...(signer.reason ? [`Reason: ${signer.reason}`] : []),
+      ],
+    };
+    // The update is built from the parsed document in the worker pool; the key signs here.
+    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', { pdf: working, appearance });
+    const { updated, contentsAt, contentsEnd } = update;
+    const signed = fillSignature(update, await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
+    const issued = material.issuedCertificatePem?.();
+    if (issued) recordAadhaarIdentity(signer, issued);
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'signed',
+      origin,
+      details: { sign_type: signer.signType, field: fieldNameOf(signer), signed_at: time.toISOString() },
+    });
+    await tx.flush();
+    const recorded = await recordSignature(services, tx, { sessionId: session.id, signerId: signer.id, signedPdf: signed });
+    if (recorded.status === 'completed') recordAudit(tx, { session: recorded, event: 'session_completed' });
+    await tx.flush();
+    return recorded;
+  });
+}

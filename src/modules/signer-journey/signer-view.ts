@@ -1,0 +1,70 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { EsignSession, positionsOf, Signer } from '../esign';
+import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
+import { maskEmail, maskPhone } from './checks/recipients';
+
+function checkView(signer: Signer, kind: CheckKind) {
+  const status = hasPassed(signer, kind) ? 'passed' : 'pending';
+  switch (kind) {
+    case 'email':
+      return { kind, status, sent_to: signer.email ? maskEmail(signer.email) : null };
+    case 'mobile':
+      return { kind, status, sent_to: signer.mobile ? maskPhone(`+${signer.countryCode ?? ''}${signer.mobile}`) : null };
+    case 'location':
+      return {
+        kind,
+        status,
+        source: signer.locationSource ?? 'device',
+        geofence: signer.enforceGeofence
+          ? { latitude: signer.latitude, longitude: signer.longitude, radius: signer.radius }
+          : null,
+      };
+    case 'face': {
+      const left = Math.max(0, (signer.faceMatch.max_attempts ?? 0) - signer.faceAttempts);
+      return { kind, status: status === 'pending' && left === 0 ? 'failed' : status, attempts_left: left };
+    }
+  }
+}
+
+/** What a signer may see: their own part, whose turn it is, the checks ahead, and the session's state. Never other tokens. */
+export async function signerView(em: EntityManager, signer: Signer) {
+  const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
+  const signers = await em.find(Signer, { session }, { orderBy: { position: 'asc' } });
+  const current = signers.find((s) => s.position === session.signerIdx);
+  return {
+    session: {
+      client_id: session.id,
+      status: session.status,
+      filename: session.filename,
+      sender: session.sender ?? null,
+      signer_idx: session.signerIdx,
+      signer_count: signers.length,
+      allow_download: session.allowDownload,
+      redirect_url: session.redirectUrl ?? null,
+      email_template_overrides: session.emailTemplateOverrides ?? null,
+      expires_at: session.expiresAt,
+    },
+    signer: {
+      signer_id: signer.id,
+      full_name: signer.fullName,
+      sign_type: signer.signType,
+      reason: signer.reason ?? null,
+      status: signer.status,
+      eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signerIdx,
+      positions: positionsOf(signer.elements, session.stampPageCount),
+      // Where this signer's signature goes, on the pages of the current document (stamp pages come first).
+      fields: signer.elements
+        .filter((element) => element.type === 'signature')
+        .map((element) => ({
+          page: element.page + session.stampPageCount,
+          x: element.x,
+          y: element.y,
+          width: element.width,
+          height: element.height,
+        })),
+    },
+    whose_turn: session.status === 'pending' && current ? { position: current.position, full_name: current.fullName } : null,
+    checks: requestedChecks(signer).map((kind) => checkView(signer, kind)),
+    next_check: nextCheck(signer),
+  };
+}

@@ -1,0 +1,29 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import type { Signer } from '../esign';
+import { openPfxCredential } from '../pfx';
+import { platformSigningIdentity, signDetachedCms, type SigningIdentity } from '../signing';
+
+/** What signs the byte ranges of a signature: a key held here (suresign, PFX) or an ESP (Aadhaar). */
+export interface SigningMaterial {
+  sign(ranges: readonly Uint8Array[]): Promise<Uint8Array>;
+  /** After signing: the certificate the ESP issued, for Aadhaar signers. */
+  issuedCertificatePem?(): string | undefined;
+}
+
+/** A key held here: the platform's identity for suresign signers, the signer's stored PFX otherwise. */
+export async function platformOrPfx(services: AppServices, tx: EntityManager, signer: Signer): Promise<SigningMaterial> {
+  let identity: SigningIdentity;
+  if (signer.signType === 'suresign') identity = await platformSigningIdentity(services, tx);
+  else {
+    try {
+      identity = await openPfxCredential(tx, services.config.secretsEncryptionKey, signer.pfxId!);
+    } catch {
+      throw new AppError('conflict', {
+        message: 'the PFX certificate of this signer was deleted; the session cannot be signed with it',
+      });
+    }
+  }
+  return { sign: (content) => signDetachedCms(content, identity) };
+}
