@@ -6,6 +6,7 @@ import { readWithin } from '../../platform/storage/read-within';
 import { SpoolLimitExceeded } from '../../platform/storage/spool';
 import type { WorkerPool } from '../../platform/workers/worker-pool';
 import type { Actor } from '../../platform/auth/actor';
+import { describeCertificate } from '../signing';
 import { User } from '../users';
 import { PfxCredential } from './pfx-credential.entity';
 
@@ -42,11 +43,13 @@ export async function uploadPfx(
       chainPems: contents.chainPems,
     }),
   );
+  // Names print as everywhere else in the service (the verify report): RFC 4514, most specific first.
+  const names = describeCertificate(contents.certificatePem);
   const credential = em.create(PfxCredential, {
     user: em.getReference(User, actor.userId),
     name: (input.filename ?? 'certificate.pfx').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'certificate.pfx',
-    subject: contents.subject.slice(0, 1000),
-    issuer: contents.issuer.slice(0, 1000),
+    subject: names.subject.slice(0, 1000),
+    issuer: names.issuer.slice(0, 1000),
     serialNumber: contents.serialNumber.slice(0, 100),
     notBefore: contents.notBefore,
     notAfter: contents.notAfter,

@@ -7,7 +7,7 @@ import type { ModuleManifest } from '../../platform/module';
 import { SandboxEspTransaction } from './esp/esp-transaction.entity';
 import { PlatformKey } from './platform-key.entity';
 
-export { readAadhaarCertDetails, type AadhaarCertDetails } from './certificates';
+export { describeCertificate, readAadhaarCertDetails, type AadhaarCertDetails } from './certificates';
 export { signDetachedCms, type SigningIdentity } from './cms-sign';
 export type { EspBackend } from './esp/esp';
 export { espBackends } from './esp/sandbox-esp';

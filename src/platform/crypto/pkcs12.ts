@@ -7,17 +7,9 @@ export interface Pkcs12Contents {
   certificatePem: string;
   /** The other certificates in the file (issuers), PEM. */
   chainPems: string[];
-  subject: string;
-  issuer: string;
   serialNumber: string;
   notBefore: Date;
   notAfter: Date;
-}
-
-function distinguishedName(attributes: forge.pki.CertificateField[]): string {
-  return attributes
-    .map((attribute) => `${attribute.shortName ?? attribute.name ?? attribute.type}=${attribute.value}`)
-    .join(', ');
 }
 
 /**
@@ -76,8 +68,6 @@ export function openPkcs12(bytes: Uint8Array, password: string, now = new Date()
     privateKeyPem: forge.pki.privateKeyToPem(key),
     certificatePem: forge.pki.certificateToPem(own),
     chainPems: certificates.filter((cert) => cert !== own).map((cert) => forge.pki.certificateToPem(cert)),
-    subject: distinguishedName(own.subject.attributes),
-    issuer: distinguishedName(own.issuer.attributes),
     serialNumber: own.serialNumber,
     notBefore: own.validity.notBefore,
     notAfter: own.validity.notAfter,
