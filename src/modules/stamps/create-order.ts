@@ -3,39 +3,17 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import { AppError } from '../../platform/errors';
 import { formatRupees } from '../../platform/money';
 import type { AppServices } from '../../platform/services';
-import { Problems, isAbsent, text } from '../../platform/validation/problems';
 import type { Actor } from '../../platform/auth/actor';
 import { User } from '../users';
 import { applyLedgerChange } from '../wallet';
 import { publishOrderChange } from './order-events';
+import { ORDER_LIMITS, planOrder, type CreateOrderInput, type OrderPlan } from './plan-order';
 import { enqueueProcurement } from './procure-stamps.job';
 import { StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 
-export const ORDER_LIMITS = {
-  /** Only a bound on the input: any value that is not a seeded code is `invalid_state_code`, as in the reads. */
-  stateCodeInput: 100,
-  partyName: 200,
-  articleId: 100,
-  duty: { min: 1, max: 1_000_000 },
-  quantity: { min: 1, max: 5000 },
-  description: 500,
-  address: 500,
-  idempotencyKey: 200,
-} as const;
-
-export interface CreateOrderInput {
-  state_code?: string | null;
-  first_party_name?: string | null;
-  second_party_name?: string | null;
-  article_id?: string | null;
-  stamp_duty_amount?: number | null;
-  consideration_amount?: number | null;
-  quantity?: number | null;
-  description?: string | null;
-  first_party_address?: string | null;
-  mock?: boolean | null;
-}
+// Planning moved to plan-order.ts; the resolver still takes these from here.
+export { ORDER_LIMITS, type CreateOrderInput } from './plan-order';
 
 const ORDER_FIELDS = [
   'state_code',
@@ -70,17 +48,23 @@ function sameRequestOrConflict(order: StampOrder, fingerprint: string): StampOrd
   return order;
 }
 
-/** Rupees as a number with at most 2 decimals, in paise; null for anything else. */
-function rupeeNumberToPaise(value: number): bigint | null {
-  if (!Number.isFinite(value) || value <= 0) return null;
-  const paise = Math.round(value * 100);
-  return Math.abs(paise - value * 100) < 1e-6 && paise <= Number.MAX_SAFE_INTEGER ? BigInt(paise) : null;
+/** A checked Idempotency-Key, with the fingerprint of the request it came with. */
+interface Idempotency {
+  key: string;
+  fingerprint: string;
+}
+
+function idempotencyOf(input: CreateOrderInput, idempotencyKey: string | undefined): Idempotency | undefined {
+  if (idempotencyKey === undefined) return undefined;
+  if (idempotencyKey.length === 0 || idempotencyKey.length > ORDER_LIMITS.idempotencyKey) {
+    throw AppError.badRequest([{ field: 'Idempotency-Key', problem: `1 to ${ORDER_LIMITS.idempotencyKey} characters` }]);
+  }
+  return { key: idempotencyKey, fingerprint: requestFingerprint(input) };
 }
 
 /**
- * Validates an order, then in one transaction: the order, its `quantity` pending instances and the
- * wallet charge (duty x quantity + fee x quantity; mock orders are free). Procurement starts after the
- * commit. With an idempotency key, a repeated request returns the first order and charges nothing.
+ * Places an order: plans it (every field checked), then creates it. With an idempotency key, a repeated
+ * request returns the first order and charges nothing.
  */
 export async function createOrder(
   services: AppServices,
@@ -89,50 +73,23 @@ export async function createOrder(
   input: CreateOrderInput,
   idempotencyKey?: string,
 ): Promise<StampOrder> {
-  if (idempotencyKey !== undefined && (idempotencyKey.length === 0 || idempotencyKey.length > ORDER_LIMITS.idempotencyKey)) {
-    throw AppError.badRequest([{ field: 'Idempotency-Key', problem: `1 to ${ORDER_LIMITS.idempotencyKey} characters` }]);
+  const idempotency = idempotencyOf(input, idempotencyKey);
+  // A replay is answered before its fields are checked: a key reused with other values is a conflict, not a 400.
+  if (idempotency) {
+    const earlier = await em.findOne(StampOrder, { user: actor.userId, idempotencyKey: idempotency.key });
+    if (earlier) return sameRequestOrConflict(earlier, idempotency.fingerprint);
   }
-  const fingerprint = requestFingerprint(input);
-  if (idempotencyKey) {
-    const earlier = await em.findOne(StampOrder, { user: actor.userId, idempotencyKey });
-    if (earlier) return sameRequestOrConflict(earlier, fingerprint);
-  }
+  return createPlannedOrder(services, em, actor, planOrder(input), idempotency);
+}
 
-  const problems = new Problems();
-  const stateCode = text(problems, 'state_code', input.state_code, ORDER_LIMITS.stateCodeInput, true)?.toUpperCase();
-  const firstParty = text(problems, 'first_party_name', input.first_party_name, ORDER_LIMITS.partyName, true);
-  const secondParty = text(problems, 'second_party_name', input.second_party_name, ORDER_LIMITS.partyName, true);
-  const articleId = text(problems, 'article_id', input.article_id, ORDER_LIMITS.articleId, true)?.toUpperCase();
-  const description = text(problems, 'description', input.description, ORDER_LIMITS.description);
-  const address = text(problems, 'first_party_address', input.first_party_address, ORDER_LIMITS.address);
-  if (input.first_party_address != null && address === undefined) {
-    problems.invalidField('first_party_address', `1 to ${ORDER_LIMITS.address} characters when given`);
-  }
-  const duty = input.stamp_duty_amount;
-  if (isAbsent(duty)) problems.missingField('stamp_duty_amount');
-  else if (!Number.isInteger(duty) || duty! < ORDER_LIMITS.duty.min || duty! > ORDER_LIMITS.duty.max) {
-    problems.invalidField('stamp_duty_amount', 'a whole number of rupees from 1 to 1,000,000 (fractions are refused)');
-  }
-  const consideration = input.consideration_amount;
-  let considerationPaise: bigint | null = null;
-  if (isAbsent(consideration)) problems.missingField('consideration_amount');
-  else if ((considerationPaise = rupeeNumberToPaise(consideration!)) === null) {
-    problems.invalidField('consideration_amount', 'greater than 0, in rupees with at most 2 decimals');
-  }
-  const quantity = input.quantity;
-  if (isAbsent(quantity)) problems.missingField('quantity');
-  else if (!Number.isInteger(quantity) || quantity! < ORDER_LIMITS.quantity.min || quantity! > ORDER_LIMITS.quantity.max) {
-    problems.invalidField('quantity', 'a whole number from 1 to 5000');
-  }
-  const invalid = problems.toError();
-  if (invalid) throw invalid;
-
-  const state = await em.findOne(StampState, { code: stateCode! });
+/** The state and article the plan names, among the seeded reference data. */
+async function findReferences(em: EntityManager, plan: OrderPlan): Promise<{ state: StampState; article: StampArticle }> {
+  const state = await em.findOne(StampState, { code: plan.stateCode });
   if (!state)
     throw new AppError('invalid_state_code', {
       errors: [{ field: 'state_code', problem: 'not a supported state code (see /api/v1/stamps/states)' }],
     });
-  const article = await em.findOne(StampArticle, { id: articleId!, state });
+  const article = await em.findOne(StampArticle, { id: plan.articleId, state });
   if (!article) {
     throw new AppError('invalid_article_id', {
       errors: [
@@ -143,12 +100,24 @@ export async function createOrder(
       ],
     });
   }
+  return { state, article };
+}
 
-  const mock = input.mock ?? false;
-  const dutyPaise = BigInt(duty!) * 100n;
+/**
+ * Creates an order from a valid plan, in one transaction: the order, its `quantity` pending instances and the
+ * wallet charge (duty x quantity + fee x quantity; mock orders are free). Procurement starts after the commit.
+ */
+async function createPlannedOrder(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  plan: OrderPlan,
+  idempotency: Idempotency | undefined,
+): Promise<StampOrder> {
+  const { state, article } = await findReferences(em, plan);
+  const { dutyPaise, quantity } = plan;
   const feePaise = services.config.stamps.feePerStampPaise;
-  const count = BigInt(quantity!);
-  const chargedPaise = mock ? 0n : (dutyPaise + feePaise) * count;
+  const chargedPaise = plan.mock ? 0n : (dutyPaise + feePaise) * BigInt(quantity);
 
   let order: StampOrder;
   try {
@@ -157,25 +126,25 @@ export async function createOrder(
         user: tx.getReference(User, actor.userId),
         stateCode: state.code,
         articleId: article.id,
-        firstPartyName: firstParty!,
-        secondPartyName: secondParty!,
+        firstPartyName: plan.firstPartyName,
+        secondPartyName: plan.secondPartyName,
         dutyPaise,
-        considerationPaise: considerationPaise!,
-        description,
-        firstPartyAddress: address,
-        quantity: quantity!,
-        mock,
+        considerationPaise: plan.considerationPaise,
+        description: plan.description,
+        firstPartyAddress: plan.firstPartyAddress,
+        quantity,
+        mock: plan.mock,
         feePaise,
         chargedPaise,
-        idempotencyKey,
-        requestFingerprint: idempotencyKey ? fingerprint : undefined,
+        idempotencyKey: idempotency?.key,
+        requestFingerprint: idempotency?.fingerprint,
       });
       await tx.flush();
       await tx.getConnection().execute(
         `insert into stamp_instances (id, order_id, user_id, state_code, article_id, duty_paise, serial, status)
          select 'stamp_inst_' || replace(gen_random_uuid()::text, '-', ''), ?, ?, ?, ?, ?, serial, 'pending'
            from generate_series(1, ?) as serial`,
-        [created.id, actor.userId, state.code, article.id, dutyPaise.toString(), quantity!],
+        [created.id, actor.userId, state.code, article.id, dutyPaise.toString(), quantity],
         'all',
         tx.getTransactionContext(),
       );
@@ -193,14 +162,14 @@ export async function createOrder(
     });
   } catch (error) {
     // The same key raced with itself: the first request won, this one answers with its order.
-    if (idempotencyKey && error instanceof UniqueConstraintViolationException) {
+    if (idempotency && error instanceof UniqueConstraintViolationException) {
       return sameRequestOrConflict(
-        await em.fork().findOneOrFail(StampOrder, { user: actor.userId, idempotencyKey }),
-        fingerprint,
+        await em.fork().findOneOrFail(StampOrder, { user: actor.userId, idempotencyKey: idempotency.key }),
+        idempotency.fingerprint,
       );
     }
     throw error;
   }
-  await enqueueProcurement(services, order.id, quantity!);
+  await enqueueProcurement(services, order.id, quantity);
   return order;
 }
