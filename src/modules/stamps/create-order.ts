@@ -158,6 +158,8 @@ async function createPlannedOrder(
         });
       }
       await publishOrderChange(services, tx, { id: created.id, userId: actor.userId });
+      // Its procurement jobs commit with the order (and its charge): an order never waits for the sweep.
+      await enqueueProcurement(services, tx, created.id, quantity);
       return created;
     });
   } catch (error) {
@@ -170,6 +172,5 @@ async function createPlannedOrder(
     }
     throw error;
   }
-  await enqueueProcurement(services, order.id, quantity);
   return order;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { enqueue } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
 import { newStoredFile, reserveFileSlot } from '../files';
@@ -19,13 +20,19 @@ const PARALLEL_JOBS_PER_ORDER = 4;
 /** Vendor calls in flight within one job. */
 const CALLS_IN_FLIGHT = 8;
 
-export async function enqueueProcurement(services: AppServices, orderId: string, pendingCount: number): Promise<void> {
+/** Queues the jobs that procure an order's pending instances, in `em`'s transaction (null: at once). */
+export async function enqueueProcurement(
+  services: AppServices,
+  em: EntityManager | null,
+  orderId: string,
+  pendingCount: number,
+): Promise<void> {
   const jobs = Math.min(PARALLEL_JOBS_PER_ORDER, Math.ceil(pendingCount / services.config.stamps.procureBatch));
-  try {
-    for (let i = 0; i < jobs; i++) await services.boss.send(PROCURE_JOB, { order_id: orderId });
-  } catch (error) {
-    services.log.warn({ err: error, order_id: orderId }, 'procurement not queued; the sweep will pick the order up');
-  }
+  await enqueue(
+    services.boss,
+    em,
+    Array.from({ length: jobs }, () => ({ name: PROCURE_JOB, data: { order_id: orderId } })),
+  );
 }
 
 function vendorFor(services: AppServices, order: StampOrder): StampVendor {
@@ -159,7 +166,7 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
     status: 'pending',
     $or: [{ claimExpiresAt: null }, { claimExpiresAt: { $lt: new Date() } }],
   });
-  if (waiting > 0) await services.boss.send(PROCURE_JOB, { order_id: orderId });
+  if (waiting > 0) await enqueue(services.boss, null, [{ name: PROCURE_JOB, data: { order_id: orderId } }]);
   return claimed.length;
 }
 
@@ -186,7 +193,11 @@ export const stampJobs: JobDefinition<any>[] = [
               and created_at < now() - interval '30 seconds'
             group by order_id limit 200`,
         );
-      for (const row of orders) await enqueueProcurement(services, row.order_id, Number(row.pending));
+      for (const row of orders) {
+        await enqueueProcurement(services, null, row.order_id, Number(row.pending)).catch((error: unknown) =>
+          services.log.warn({ err: error, order_id: row.order_id }, 'procurement not queued; the next sweep retries'),
+        );
+      }
     },
   },
 ];
