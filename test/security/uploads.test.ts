@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { print } from 'graphql';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UploadAssetDocument, UploadPdfDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
+import { PNG_SIGNATURE, pngChunk } from '../helpers/png';
 import { gqlUpload, restUpload, type GraphQLResponse, type RestResponse } from '../helpers/clients';
 import { blankPicture, jpegBytes } from '../helpers/faces';
 import { MINIMAL_PDF, makePng } from '../helpers/fixtures';
@@ -402,17 +403,6 @@ describe('multipart bodies that stop inside a part', () => {
 // ---------------------------------------------------------------------------------------------------------
 
 const ASSET_FORMAT_MESSAGE = 'upload failed: unsupported image format (JPEG or PNG only)';
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body) >>> 0);
-  return Buffer.concat([length, body, crc]);
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /**
  * A PNG declaring `width` x `height` (grayscale, 1 bit a pixel). `rows: 'all'` deflates every row (all

@@ -6,7 +6,7 @@ import { StoredFile, storeBytes } from '../files';
 import { EsignSession, Signer } from './esign-session.entity';
 import { queueCompletion, queueInvite } from './signer-messages';
 import { settleSessionStamps } from '../stamps';
-import { publishSessionChange } from './session-events';
+import { publishSignerChange } from './session-events';
 
 /**
  * Records that the signer whose turn it is has signed: the signed revision becomes the session's
@@ -52,13 +52,7 @@ export async function recordSignature(
       const next = await tx.findOneOrFail(Signer, { session, position: session.signerIdx });
       await queueInvite(services, tx, session, next);
     }
-    await publishSessionChange(services, tx, {
-      client_id: session.id,
-      user_id: session.user.id,
-      status: session.status,
-      signer_id: signer.id,
-      signer_status: signer.status,
-    });
+    await publishSignerChange(services, tx, session, signer);
     return session;
   });
   return stored;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
+import type { EsignSession } from './esign-session.entity';
 
 export const sessionTopic = (clientId: string) => `esign:${clientId}`;
 
@@ -13,4 +14,20 @@ export interface SessionEvent {
 /** Announces a change of a session or one of its signers; delivered when `em`'s transaction commits. */
 export function publishSessionChange(services: AppServices, em: EntityManager, event: SessionEvent): Promise<void> {
   return services.events.publish(em, sessionTopic(event.client_id), event);
+}
+
+/** A signer's step (a check passed, a signature, a failed attempt): the session's status with the signer's. */
+export function publishSignerChange(
+  services: AppServices,
+  em: EntityManager,
+  session: EsignSession,
+  signer: { id: string; status: string },
+): Promise<void> {
+  return publishSessionChange(services, em, {
+    client_id: session.id,
+    user_id: session.user.id,
+    status: session.status,
+    signer_id: signer.id,
+    signer_status: signer.status,
+  });
 }

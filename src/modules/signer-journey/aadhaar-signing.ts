@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, isAppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, lockTurn, signerByToken, publishSessionChange, Signer } from '../esign';
+import { EsignSession, lockTurn, signerByToken, publishSignerChange, Signer } from '../esign';
 import { assertChecksPassed } from './checks/checks';
 import { espBackends, nameMatchScore, normalizeAadhaarNumber, readAadhaarCertDetails, type EspBackend } from '../signing';
 import type { SigningMaterial } from './signing-material';
@@ -66,13 +66,7 @@ async function countFailedAttempt(
       'all',
       tx.getTransactionContext(),
     );
-    await publishSessionChange(services, tx, {
-      client_id: session.id,
-      user_id: session.user.id,
-      status: session.status,
-      signer_id: signerId,
-      signer_status: row.status,
-    });
+    await publishSignerChange(services, tx, session, { id: signerId, status: row.status });
     return { left: Math.max(0, row.max_retry - row.failed_attempts) };
   });
 }

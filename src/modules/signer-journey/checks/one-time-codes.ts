@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { type EsignSession, publishSessionChange, type Signer, lockTurn, signerByToken, queueOneTimeCode } from '../../esign';
+import { type EsignSession, publishSignerChange, type Signer, lockTurn, signerByToken, queueOneTimeCode } from '../../esign';
 import { assertCheckIsDue } from './checks';
 import { SignerOtp, type OtpChannel } from './signer-otp.entity';
 import { recipientOf } from './recipients';
@@ -165,11 +165,5 @@ export async function verifyOneTimeCode(
 /** Owners following a session see each check pass (the session subscription carries the signer's state). */
 export async function publishCheckProgress(services: AppServices, tx: EntityManager, session: EsignSession, signer: Signer) {
   await tx.flush();
-  await publishSessionChange(services, tx, {
-    client_id: session.id,
-    user_id: session.user.id,
-    status: session.status,
-    signer_id: signer.id,
-    signer_status: signer.status,
-  });
+  await publishSignerChange(services, tx, session, signer);
 }
