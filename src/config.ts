@@ -48,6 +48,23 @@ const envSchema = z.object({
     .default('10.00'),
   PLATFORM_SIGNING_PFX: optionalString,
   PLATFORM_SIGNING_PFX_PASSWORD: z.string().optional(),
+  TSA_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** One header line for the TSA, `Name: value` (e.g. `Authorization: Basic ...`). */
+  TSA_AUTH_HEADER: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:\s*\S.*$/, 'one header, "Name: value"')
+      .optional(),
+  ),
+  TSA_POLICY_OID: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[0-2](\.(0|[1-9]\d*))+$/, 'a dotted OID')
+      .optional(),
+  ),
+  TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  TSA_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  ALLOW_SIGNING_WITHOUT_TIMESTAMP: bool.default(false),
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
   ALLOW_SANDBOX_ESP: bool.default(false),
@@ -116,6 +133,17 @@ export interface AppConfig {
   dbPoolMax: number;
   /** The PKCS#12 suresign signatures are made with; unset in sandbox: a generated chain. */
   platformSigningPfx?: { path: string; password: string };
+  /**
+   * The RFC 3161 time-stamping authority every signature is stamped by (PAdES B-T). In sandbox without TSA_URL, the
+   * service's own sandbox TSA; undefined only in production with ALLOW_SIGNING_WITHOUT_TIMESTAMP=true.
+   */
+  tsa?: {
+    url: string;
+    authHeader?: { name: string; value: string };
+    policyOid?: string;
+    timeoutMs: number;
+    retries: number;
+  };
   stamps: {
     feePerStampPaise: bigint;
     vendor: 'simulated';
@@ -194,15 +222,24 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     if (!env.PUBLIC_URL) {
       problems.push('PUBLIC_URL: required when APP_ENV=production (invite and download links are built from it)');
     }
+    if (!env.TSA_URL && !env.ALLOW_SIGNING_WITHOUT_TIMESTAMP) {
+      problems.push(
+        'TSA_URL: required when APP_ENV=production (every signature carries a trusted timestamp) unless ALLOW_SIGNING_WITHOUT_TIMESTAMP=true',
+      );
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = path.resolve(env.DATA_DIR);
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  // The sandbox TSA answers on the service's own address (src/modules/signing/tsa/sandbox-tsa.ts).
+  const tsaUrl = env.TSA_URL ?? (env.APP_ENV === 'sandbox' ? `${publicUrl}/sandbox/tsa` : undefined);
+  const tsaHeader = env.TSA_AUTH_HEADER?.match(/^([^:]+):\s*(.*)$/);
   return {
     env: env.APP_ENV,
     port: env.PORT,
     host: env.HOST,
-    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
     databaseUrl: env.DATABASE_URL,
     dataDir,
     logLevel: env.LOG_LEVEL,
@@ -229,6 +266,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     dbPoolMax: env.DB_POOL_MAX,
     platformSigningPfx: env.PLATFORM_SIGNING_PFX
       ? { path: path.resolve(env.PLATFORM_SIGNING_PFX), password: env.PLATFORM_SIGNING_PFX_PASSWORD ?? '' }
+      : undefined,
+    tsa: tsaUrl
+      ? {
+          url: tsaUrl,
+          authHeader: tsaHeader ? { name: tsaHeader[1]!.trim(), value: tsaHeader[2]!.trim() } : undefined,
+          policyOid: env.TSA_POLICY_OID,
+          timeoutMs: env.TSA_TIMEOUT_MS,
+          retries: env.TSA_RETRIES,
+        }
       : undefined,
     stamps: {
       feePerStampPaise: parseRupees(env.ESTAMP_FEE_PER_STAMP)!,
@@ -281,6 +327,11 @@ export function describeConfig(config: AppConfig): Record<string, unknown> {
     databaseUrl: config.databaseUrl ? maskUserinfo(config.databaseUrl) : 'embedded',
     stamps: { ...config.stamps, feePerStampPaise: config.stamps.feePerStampPaise.toString() },
     platformSigningPfx: config.platformSigningPfx ? { path: config.platformSigningPfx.path, password: '***' } : undefined,
+    tsa: config.tsa && {
+      ...config.tsa,
+      url: maskUserinfo(config.tsa.url),
+      authHeader: config.tsa.authHeader && { name: config.tsa.authHeader.name, value: '***' },
+    },
     notifications: {
       ...config.notifications,
       smtpUrl: maskUserinfo(config.notifications.smtpUrl),

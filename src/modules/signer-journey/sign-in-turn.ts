@@ -3,7 +3,7 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { EsignSession, lockTurn, signerByToken, recordSignature, Signer } from '../esign';
-import { fillSignature, type PreparedSignature, type SignatureAppearance } from '../signing';
+import { fillSignature, timestampSignature, type PreparedSignature, type SignatureAppearance } from '../signing';
 import { aadhaarMaterial, auditRefusedOtp, isRefusedOtp, recordAadhaarIdentity } from './aadhaar-signing';
 import { assertChecksPassed } from './checks/checks';
 import { ensurePrepared, fieldNameOf } from './prepare-document';
@@ -62,7 +62,8 @@ async function signInTurn(
     // The update is built from the parsed document in the worker pool; the key signs here.
     const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', { pdf: working, appearance });
     const { updated, contentsAt, contentsEnd } = update;
-    const signed = fillSignature(update, await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
+    const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
+    const signed = fillSignature(update, await timestampSignature(services.config.tsa, signature));
     const issued = material.issuedCertificatePem?.();
     if (issued) recordAadhaarIdentity(signer, issued);
     recordAudit(tx, {

@@ -87,12 +87,14 @@ export function createRootCa(commonName: string, organization: string): KeyAndCe
  * extKeyUsage Microsoft document signing and Adobe authentic documents trust, basicConstraints CA:false
  * (critical), subjectKeyIdentifier and authorityKeyIdentifier (the issuer's subjectKeyIdentifier), a random
  * 16-byte positive serial, and a fresh RSA 2048 key. The validity is taken as given (whole seconds; X.509 has no
- * finer precision) and is not clamped to the issuer's.
+ * finer precision) and is not clamped to the issuer's. For `timestamps` (a TSA), the only extended key usage is
+ * id-kp-timeStamping, critical.
  */
 export function issueSigningCertificate(
   issuer: KeyAndCertificate,
   subject: SubjectFields,
   validity: { notBefore: Date; notAfter: Date },
+  purpose: 'documents' | 'timestamps' = 'documents',
 ): KeyAndCertificate {
   const notBefore = wholeSeconds(validity.notBefore, 'validity.notBefore');
   const notAfter = wholeSeconds(validity.notAfter, 'validity.notAfter');
@@ -118,7 +120,10 @@ export function issueSigningCertificate(
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
-    { name: 'extKeyUsage', [EKU_DOCUMENT_SIGNING]: true, [EKU_ADOBE_AUTHENTIC_DOCUMENTS]: true },
+    // RFC 3161 2.3: a TSA's certificate has exactly one extended key usage, id-kp-timeStamping, critical.
+    purpose === 'timestamps'
+      ? { name: 'extKeyUsage', timeStamping: true, critical: true }
+      : { name: 'extKeyUsage', [EKU_DOCUMENT_SIGNING]: true, [EKU_ADOBE_AUTHENTIC_DOCUMENTS]: true },
     { name: 'subjectKeyIdentifier' },
     // forge's `keyIdentifier: true` would take the new certificate's own key, so the issuer's is passed as bytes.
     { name: 'authorityKeyIdentifier', keyIdentifier: subjectKeyIdentifierBytes(issuerCert) },

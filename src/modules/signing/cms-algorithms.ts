@@ -12,6 +12,12 @@ export const OID = {
   messageDigest: '1.2.840.113549.1.9.4',
   signingTime: '1.2.840.113549.1.9.5',
   signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
+  /** RFC 3161: the content type of a time-stamp token's TSTInfo. */
+  tstInfo: '1.2.840.113549.1.9.16.1.4',
+  /** RFC 3161 appendix A: the unsigned attribute holding a time-stamp token over the signature value. */
+  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
+  /** RFC 5280: the extended key usage a time-stamping authority's certificate must carry (alone, critical). */
+  timeStamping: '1.3.6.1.5.5.7.3.8',
   sha256: '2.16.840.1.101.3.4.2.1',
   rsaEncryption: '1.2.840.113549.1.1.1',
   sha256WithRSAEncryption: '1.2.840.113549.1.1.11',

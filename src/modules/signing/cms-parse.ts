@@ -39,6 +39,8 @@ export interface ParsedSignerInfo {
 
 export interface ParsedSignedData {
   eContentType: string;
+  /** The encapsulated content (a time-stamp token's TSTInfo); null for a detached signature. */
+  eContent: Buffer | null;
   certificates: X509Certificate[];
   signerInfo: ParsedSignerInfo;
 }
@@ -58,7 +60,17 @@ export function parseSignedData(cms: Uint8Array): ParsedSignedData {
 
   const parts = children(bytes, signedData);
   const encap = expectTag(parts[2], TAG.sequence, 'encapContentInfo');
-  const eContentType = readOid(bytes, children(bytes, encap)[0]);
+  const [eContentTypeTlv, eContentExplicit] = children(bytes, encap);
+  const eContentType = readOid(bytes, eContentTypeTlv);
+  let eContent: Buffer | null = null;
+  if (eContentExplicit) {
+    const octets = expectTag(
+      children(bytes, expectTag(eContentExplicit, TAG.context0, 'eContent'))[0],
+      TAG.octetString,
+      'eContent',
+    );
+    eContent = contentOf(bytes, octets);
+  }
   const certificates: X509Certificate[] = [];
   const certificateSet = parts.find((part, index) => index > 2 && part.tag === TAG.context0);
   for (const certificate of certificateSet ? children(bytes, certificateSet) : []) {
@@ -69,7 +81,12 @@ export function parseSignedData(cms: Uint8Array): ParsedSignedData {
   const signerInfos = expectTag(parts[parts.length - 1], TAG.set, 'signerInfos');
   const infos = children(bytes, signerInfos, 2);
   if (infos.length !== 1) throw new DerError(`expected exactly one SignerInfo, found ${infos.length}`);
-  return { eContentType, certificates, signerInfo: parseSignerInfo(bytes, expectTag(infos[0], TAG.sequence, 'SignerInfo')) };
+  return {
+    eContentType,
+    eContent,
+    certificates,
+    signerInfo: parseSignerInfo(bytes, expectTag(infos[0], TAG.sequence, 'SignerInfo')),
+  };
 }
 
 function parseSignerInfo(bytes: Buffer, signerInfo: Tlv): ParsedSignerInfo {

@@ -34,10 +34,33 @@ export async function signDetachedCms(
   content: Uint8Array | readonly Uint8Array[],
   identity: SigningIdentity,
 ): Promise<Uint8Array> {
+  return signedData(identity, OID.data, hashParts('sha256', content instanceof Uint8Array ? [content] : content));
+}
+
+/**
+ * CMS SignedData (DER) that carries its content, of type `contentType`: what a time-stamp token is (a TSTInfo
+ * signed by the TSA). RFC 5652 5.1: version 3, since the content is not id-data.
+ */
+export function signEncapsulatedCms(
+  content: Buffer,
+  contentType: string,
+  identity: SigningIdentity,
+  options: { certificates: boolean } = { certificates: true },
+): Buffer {
+  return signedData(identity, contentType, hash('sha256', content), content, options.certificates);
+}
+
+function signedData(
+  identity: SigningIdentity,
+  contentType: string,
+  digest: Buffer,
+  encapsulated?: Buffer,
+  withCertificates = true,
+): Buffer {
   const { key, certificates, issuer, serial, essCertIdV2 } = signerMaterial(identity);
   const signedAttrs = derSetOf(TAG.set, [
-    attribute(OID.contentType, oid(OID.data)),
-    attribute(OID.messageDigest, der(TAG.octetString, hashParts('sha256', content instanceof Uint8Array ? [content] : content))),
+    attribute(OID.contentType, oid(contentType)),
+    attribute(OID.messageDigest, der(TAG.octetString, digest)),
     attribute(OID.signingCertificateV2, der(TAG.sequence, der(TAG.sequence, essCertIdV2))),
   ]);
   // The signature covers the DER of the attributes as a SET OF (tag 0x31); in SignerInfo they are [0] IMPLICIT.
@@ -54,15 +77,18 @@ export async function signDetachedCms(
     algorithm(OID.sha256WithRSAEncryption, der(TAG.null)),
     der(TAG.octetString, signature),
   );
-  const signedData = der(
+  const encapContentInfo = encapsulated
+    ? der(TAG.sequence, oid(contentType), der(TAG.context0, der(TAG.octetString, encapsulated)))
+    : der(TAG.sequence, oid(contentType));
+  const signed = der(
     TAG.sequence,
-    integer(1),
+    integer(contentType === OID.data ? 1 : 3),
     der(TAG.set, algorithm(OID.sha256)),
-    der(TAG.sequence, oid(OID.data)),
-    derSetOf(TAG.context0, certificates),
+    encapContentInfo,
+    ...(withCertificates ? [derSetOf(TAG.context0, certificates)] : []),
     der(TAG.set, signerInfo),
   );
-  return der(TAG.sequence, oid(OID.signedData), der(TAG.context0, signedData));
+  return der(TAG.sequence, oid(OID.signedData), der(TAG.context0, signed));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -67,7 +67,43 @@ export async function verifyDetachedCms(
     problems: [],
   };
   try {
-    verifyInto(result, parseSignedData(cms), asBuffer(content), roots, options.at);
+    verifyInto(result, parseSignedData(cms), asBuffer(content), roots, options.at, OID.data);
+  } catch (error) {
+    if (!(error instanceof DerError)) throw error;
+    result.problems.push(`malformed CMS: ${error.message}`);
+  }
+  return result;
+}
+
+/**
+ * Verifies a CMS SignedData that carries its content of type `contentType` (a time-stamp token carries its
+ * TSTInfo): the same checks as `verifyDetachedCms`, over the encapsulated content, which it returns (null when the
+ * CMS is malformed or carries none). Never throws for a bad or malformed CMS.
+ */
+export async function verifyEncapsulatedCms(
+  cms: Uint8Array,
+  contentType: string,
+  options: CmsVerifyOptions = {},
+): Promise<CmsVerification & { content: Buffer | null }> {
+  const roots = options.trustedRootsPem?.map((pem) => new X509Certificate(pem));
+  const result: CmsVerification & { content: Buffer | null } = {
+    signatureValid: false,
+    digestValid: false,
+    signerSubject: '',
+    signerCertificatePem: '',
+    certificatesPem: [],
+    chainValid: roots ? false : null,
+    signingCertificateV2Valid: false,
+    problems: [],
+    content: null,
+  };
+  try {
+    const parsed = parseSignedData(cms);
+    if (!parsed.eContent) result.problems.push('the CMS carries no content');
+    else {
+      result.content = parsed.eContent;
+      verifyInto(result, parsed, parsed.eContent, roots, options.at, contentType);
+    }
   } catch (error) {
     if (!(error instanceof DerError)) throw error;
     result.problems.push(`malformed CMS: ${error.message}`);
@@ -81,6 +117,7 @@ function verifyInto(
   content: Buffer,
   roots: X509Certificate[] | undefined,
   at: Date | undefined,
+  expectedContentType: string,
 ): void {
   const { signerInfo: info, certificates } = parsed;
   const problems = result.problems;
@@ -93,8 +130,12 @@ function verifyInto(
   if (!digestName) problems.push(`unsupported digest algorithm ${info.digestOid}`);
   else if (!info.signedAttrs) problems.push('no signed attributes, so no messageDigest (PAdES requires them)');
   else if (!messageDigest || messageDigest[0] !== TAG.octetString) problems.push('no messageDigest attribute');
-  else if (!contentType || oidFromTlv(contentType) !== parsed.eContentType || parsed.eContentType !== OID.data)
-    problems.push('the content-type attribute is missing or is not id-data');
+  else if (!contentType || oidFromTlv(contentType) !== parsed.eContentType || parsed.eContentType !== expectedContentType)
+    problems.push(
+      expectedContentType === OID.data
+        ? 'the content-type attribute is missing or is not id-data'
+        : `the content-type attribute is missing or is not ${expectedContentType}`,
+    );
   else {
     result.digestValid = contentOf(messageDigest, readRoot(messageDigest)).equals(hash(digestName, content));
     if (!result.digestValid) problems.push('messageDigest does not match the content (the signed bytes were changed)');

@@ -29,7 +29,9 @@ export const MAX_DER_CHILDREN = 1024;
 export const MAX_OID_BYTES = 128;
 
 export const TAG = {
+  boolean: 0x01,
   integer: 0x02,
+  bitString: 0x03,
   octetString: 0x04,
   null: 0x05,
   oid: 0x06,
@@ -38,6 +40,7 @@ export const TAG = {
   sequence: 0x30,
   set: 0x31,
   context0: 0xa0,
+  context1: 0xa1,
   context4: 0xa4,
 } as const;
 
@@ -67,12 +70,34 @@ export function integer(value: number): Buffer {
   return der(TAG.integer, Buffer.from([value]));
 }
 
+/** A non-negative INTEGER from its big-endian bytes (a serial number, a nonce), minimally encoded. */
+export function unsignedInteger(bytes: Uint8Array): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  const value = Buffer.from(bytes.subarray(start));
+  return der(TAG.integer, value[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value);
+}
+
+export function boolean(value: boolean): Buffer {
+  return der(TAG.boolean, Buffer.from([value ? 0xff : 0x00]));
+}
+
+/** GeneralizedTime in UTC with milliseconds where there are any (DER: no trailing zeros, no empty fraction). */
+export function generalizedTime(date: Date): Buffer {
+  const text = date
+    .toISOString()
+    .replace(/[-:T]/g, '')
+    .replace(/\.?0*Z$/, 'Z');
+  return der(TAG.generalizedTime, Buffer.from(text, 'latin1'));
+}
+
 export function oid(dotted: string): Buffer {
-  const arcs = dotted.split('.').map(Number);
+  // BigInt arcs: a UUID arc (2.25.<128 bits>) does not fit a Number.
+  const arcs = dotted.split('.').map(BigInt);
   const bytes: number[] = [];
-  for (const arc of [arcs[0]! * 40 + arcs[1]!, ...arcs.slice(2)]) {
-    const group = [arc % 128];
-    for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128)) group.unshift(0x80 | (rest % 128));
+  for (const arc of [arcs[0]! * 40n + arcs[1]!, ...arcs.slice(2)]) {
+    const group = [Number(arc % 128n)];
+    for (let rest = arc / 128n; rest > 0n; rest /= 128n) group.unshift(0x80 | Number(rest % 128n));
     bytes.push(...group);
   }
   return der(TAG.oid, Buffer.from(bytes));

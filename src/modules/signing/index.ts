@@ -6,6 +6,7 @@
 import type { ModuleManifest } from '../../platform/module';
 import { SandboxEspTransaction } from './esp/esp-transaction.entity';
 import { PlatformKey } from './platform-key.entity';
+import { sandboxTsaRouter } from './tsa/sandbox-tsa';
 
 export { describeCertificate, readAadhaarCertDetails, type AadhaarCertDetails } from './certificates';
 export { signDetachedCms, type SigningIdentity } from './cms-sign';
@@ -15,7 +16,14 @@ export { nameMatchScore } from './name-match';
 export type { ImagePlacement } from './pdf/prepare-for-signing';
 export { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
 export { platformSigningIdentity } from './platform-identity';
+export { sandboxTsaRouter } from './tsa/sandbox-tsa';
+export { timestampSignature } from './tsa/timestamp-signature';
 export { normalizeAadhaarNumber } from './verhoeff';
 export type { DocumentVerification, SignatureReport } from './verify-document';
 
-export const signingModule: ModuleManifest = { name: 'signing', entities: [PlatformKey, SandboxEspTransaction] };
+export const signingModule: ModuleManifest = {
+  name: 'signing',
+  entities: [PlatformKey, SandboxEspTransaction],
+  // The sandbox's own RFC 3161 TSA (an empty router outside the sandbox).
+  mounts: [{ path: '/', router: sandboxTsaRouter }],
+};
