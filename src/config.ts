@@ -65,6 +65,8 @@ const envSchema = z.object({
   TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   TSA_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   ALLOW_SIGNING_WITHOUT_TIMESTAMP: bool.default(false),
+  /** The CA certificates signatures are judged against: a PEM bundle file, or the PEM text itself. */
+  TRUST_ANCHORS: optionalString,
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
   ALLOW_SANDBOX_ESP: bool.default(false),
@@ -137,6 +139,8 @@ export interface AppConfig {
    * The RFC 3161 time-stamping authority every signature is stamped by (PAdES B-T). In sandbox without TSA_URL, the
    * service's own sandbox TSA; undefined only in production with ALLOW_SIGNING_WITHOUT_TIMESTAMP=true.
    */
+  /** TRUST_ANCHORS: a PEM bundle's path, or PEM text (read when signatures are verified). */
+  trustAnchors?: string;
   tsa?: {
     url: string;
     authHeader?: { name: string; value: string };
@@ -267,6 +271,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     platformSigningPfx: env.PLATFORM_SIGNING_PFX
       ? { path: path.resolve(env.PLATFORM_SIGNING_PFX), password: env.PLATFORM_SIGNING_PFX_PASSWORD ?? '' }
       : undefined,
+    trustAnchors: env.TRUST_ANCHORS,
     tsa: tsaUrl
       ? {
           url: tsaUrl,

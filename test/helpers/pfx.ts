@@ -10,9 +10,11 @@ export interface Pkcs12Options {
   notAfter?: Date;
   /** false: a file with the certificate only. */
   includeKey?: boolean;
+  /** A CA that issues the certificate (carried in the file too); self-signed without one. */
+  issuer?: { privateKeyPem: string; certificatePem: string };
 }
 
-/** A real PKCS#12 file: a fresh RSA-2048 key and a self-signed certificate, encrypted with `password`. */
+/** A real PKCS#12 file: a fresh RSA-2048 key and its certificate (self-signed, or by `issuer`), encrypted with `password`. */
 export function makePkcs12(options: Pkcs12Options = {}): Buffer {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
@@ -29,9 +31,11 @@ export function makePkcs12(options: Pkcs12Options = {}): Buffer {
     { shortName: 'C', value: 'IN' },
   ];
   certificate.setSubject(name);
-  certificate.setIssuer(name);
-  certificate.sign(key, forge.md.sha256.create());
-  const p12 = forge.pkcs12.toPkcs12Asn1(options.includeKey === false ? null : key, [certificate], options.password ?? 'secret', {
+  const issuer = options.issuer && forge.pki.certificateFromPem(options.issuer.certificatePem);
+  certificate.setIssuer(issuer ? issuer.subject.attributes : name);
+  certificate.sign(options.issuer ? forge.pki.privateKeyFromPem(options.issuer.privateKeyPem) : key, forge.md.sha256.create());
+  const carried = issuer ? [certificate, issuer] : [certificate];
+  const p12 = forge.pkcs12.toPkcs12Asn1(options.includeKey === false ? null : key, carried, options.password ?? 'secret', {
     algorithm: '3des',
   });
   return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');

@@ -6,6 +6,7 @@ import { createSession, sessionBody, signatureAt, signerInput, uploadAsset, uplo
 import { corpusPdfs, corpusFile } from '../helpers/fixtures';
 import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck, signaturesOf } from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
+import { createRootCa } from '../../src/modules/signing/certificates';
 import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 
 const UNSIGNABLE = new Set([
@@ -19,9 +20,11 @@ describe('signing sessions (aadhaar, suresign and pfx)', () => {
   let pfxId: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    // The owner's PFX comes from a CA the deployment trusts (TRUST_ANCHORS), as a licensed CA's DSC would.
+    const dscCa = createRootCa('Test Licensed CA', 'Test CA (not trusted)');
+    app = await startTestApp({ env: { TRUST_ANCHORS: dscCa.certificatePem } });
     owner = await app.createUser();
-    pfxId = await uploadTestPfx(app, owner.token, { commonName: 'Acme Legal Seal' });
+    pfxId = await uploadTestPfx(app, owner.token, { commonName: 'Acme Legal Seal', issuer: dscCa });
     if (!hasPdfsig) console.warn('pdfsig (poppler-utils) is not installed: signatures are verified in-process only');
   });
   afterAll(async () => app.close());

@@ -6,6 +6,7 @@ import { verifyPdfSignatures, type DocumentVerification } from '../../src/module
 import { EsignVerificationDocument } from '../__generated__/graphql';
 import { gql, rest, type Envelope } from '../helpers/clients';
 import { createSession, sessionBody, signatureAt, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';
+import { SANDBOX_TSA_POLICY } from '../../src/modules/signing/tsa/sandbox-tsa';
 import { createRootCa } from '../../src/modules/signing/certificates';
 import { hasQpdf, qpdfCheck } from '../helpers/pdf-signatures';
 
@@ -129,9 +130,21 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
         digest_valid: true,
         signature_valid: true,
         signing_certificate_v2_valid: true,
-        certificate_chain_valid: null,
+        // In sandbox the sandbox root CA is a trust anchor: the platform's chain and the TSA's end there.
+        certificate_chain_valid: true,
+        timestamp: {
+          time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+          tsa: 'CN=Esign Sandbox Time-Stamping Authority, O=Esign Sandbox (not trusted), C=IN',
+          policy: SANDBOX_TSA_POLICY,
+          valid: true,
+          chain_valid: true,
+          problems: [],
+        },
+        pades_level: 'B-T',
         problems: [],
       });
+      // The proven time is the TSA's, within seconds of the signer's claim (/M).
+      expect(Math.abs(Date.parse(signature.timestamp!.time!) - Date.parse(signature.signing_time!))).toBeLessThan(60_000);
     }
     expect(first.reason).toBe('Party');
     expect(first.covers_whole_document).toBe(false);
@@ -146,8 +159,9 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     expect(second.changes_after).toEqual([]);
     expect(second.byte_range[1]).toBeGreaterThan(first.byte_range[2]);
 
-    // The same check on the downloaded file, directly.
-    expect(await verifyPdfSignatures(finalPdf)).toEqual({
+    // The same check on the downloaded file, directly, with the sandbox's trust anchor (the root of the platform's chain).
+    const { chainPems } = await platformSigningIdentity(app.services, app.services.orm.em.fork());
+    expect(await verifyPdfSignatures(finalPdf, { trustedRootsPem: chainPems.slice(-1) })).toEqual({
       signatures: signedReport.signatures,
       all_valid: true,
       document_bytes: finalPdf.length,

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import type { EsignSession } from './esign-session.entity';
 import { StoredFile } from '../files';
-import type { DocumentVerification } from '../signing';
+import { trustAnchorsPem, type DocumentVerification } from '../signing';
 
 export interface SessionVerification extends DocumentVerification {
   client_id: string;
@@ -11,8 +11,9 @@ export interface SessionVerification extends DocumentVerification {
 
 /**
  * Every signature of the session's current PDF (the last signed revision, or the upload before any signature),
- * checked in a worker thread. No trust anchors are passed yet, so `certificate_chain_valid` is null: the report says
- * whether each signature is intact and what changed after it, not whether its signer is trusted.
+ * checked in a worker thread against the trust anchors (TRUST_ANCHORS; in sandbox also the sandbox root CA): whether
+ * each signature is intact, when it was proven to exist, whether its signer and its TSA chain to an anchor, and what
+ * changed after it.
  */
 export async function verifySessionSignatures(
   services: AppServices,
@@ -23,6 +24,7 @@ export async function verifySessionSignatures(
   // Verification parses the whole document and every CMS in it: off the event loop, within the pool's budget.
   const report = await services.untrusted.run<DocumentVerification>('verifyPdfTask', {
     pdf: await services.blobs.getBytes(file.storageKey),
+    options: { trustedRootsPem: await trustAnchorsPem(services, em) },
   });
   return { client_id: session.id, file_id: file.id, ...report };
 }

@@ -2,6 +2,35 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import type { SignatureReport } from '../signing';
 import type { SessionVerification } from './verify-session';
 
+@ObjectType('SignatureTimestamp', {
+  simpleResolvers: true,
+  description: 'The RFC 3161 signature time-stamp of a signature (PAdES B-T), checked.',
+})
+export class SignatureTimestampType {
+  @Field(() => Date, { nullable: true, description: 'When the time-stamping authority saw the signature (`genTime`).' })
+  time!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Subject of the TSA certificate (RFC 4514).' })
+  tsa!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The TSA policy the token was issued under (an OID).' })
+  policy!: string | null;
+
+  @Field({
+    description: 'The token verifies, is signed by a time-stamping certificate, and stamps this very signature value.',
+  })
+  valid!: boolean;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'The TSA certificate chains to a trust anchor at `time`; null: no trust anchors.',
+  })
+  chain_valid!: boolean | null;
+
+  @Field(() => [String])
+  problems!: string[];
+}
+
 @ObjectType('SignatureVerification', { simpleResolvers: true, description: 'One signature of a PDF, checked in-process.' })
 export class SignatureVerificationType {
   @Field({ description: 'The signature field (`/T`); in Esign sessions, the signer id.' })
@@ -44,9 +73,19 @@ export class SignatureVerificationType {
 
   @Field(() => Boolean, {
     nullable: true,
-    description: 'Whether the signer certificate chains to a trusted root; null: not checked (no trust anchors configured).',
+    description:
+      'The signer certificate chains to a trust anchor (TRUST_ANCHORS; in sandbox also the sandbox root CA), valid at the time the signature time-stamp proves, else at `signing_time`; null: no trust anchors.',
   })
   certificate_chain_valid!: boolean | null;
+
+  @Field(() => SignatureTimestampType, { nullable: true, description: 'The signature time-stamp; null when there is none.' })
+  timestamp!: SignatureTimestampType | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The PAdES baseline level reached: `B-B`, `B-T` (with a valid signature time-stamp); null: none.',
+  })
+  pades_level!: string | null;
 
   @Field({ description: 'Nothing was appended after this signature: its ranges reach the end of the file.' })
   covers_whole_document!: boolean;
@@ -89,7 +128,14 @@ export class SignatureVerificationReportType {
 }
 
 function toSignatureView(signature: SignatureReport): SignatureVerificationType {
-  return { ...signature, signing_time: signature.signing_time === null ? null : new Date(signature.signing_time) };
+  return {
+    ...signature,
+    signing_time: signature.signing_time === null ? null : new Date(signature.signing_time),
+    timestamp: signature.timestamp && {
+      ...signature.timestamp,
+      time: signature.timestamp.time === null ? null : new Date(signature.timestamp.time),
+    },
+  };
 }
 
 export function toVerificationView(report: SessionVerification): SignatureVerificationReportType {

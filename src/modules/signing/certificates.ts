@@ -83,6 +83,30 @@ export function createRootCa(commonName: string, organization: string): KeyAndCe
 }
 
 /**
+ * A CA certificate issued by `issuer` (an intermediate, as licensed CAs are under a national root): basicConstraints
+ * CA:true with pathLen 0 (it issues end entities only), keyUsage keyCertSign+cRLSign, the issuer's validity.
+ */
+export function issueIntermediateCa(issuer: KeyAndCertificate, commonName: string, organization: string): KeyAndCertificate {
+  const issuerCert = forge.pki.certificateFromPem(issuer.certificatePem);
+  const keys = generateRsaKeyPair();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = randomSerialNumber();
+  cert.validity.notBefore = issuerCert.validity.notBefore;
+  cert.validity.notAfter = issuerCert.validity.notAfter;
+  cert.setSubject(nameAttributes({ commonName, organization }));
+  cert.setIssuer(reusableAttributes(issuerCert.subject.attributes));
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+    { name: 'authorityKeyIdentifier', keyIdentifier: subjectKeyIdentifierBytes(issuerCert) },
+  ]);
+  cert.sign(forge.pki.privateKeyFromPem(issuer.privateKeyPem), forge.md.sha256.create());
+  return { privateKeyPem: keys.privateKeyPem, certificatePem: forge.pki.certificateToPem(cert) };
+}
+
+/**
  * A certificate issued by `issuer`, for signing documents: keyUsage digitalSignature+nonRepudiation (critical),
  * extKeyUsage Microsoft document signing and Adobe authentic documents trust, basicConstraints CA:false
  * (critical), subjectKeyIdentifier and authorityKeyIdentifier (the issuer's subjectKeyIdentifier), a random

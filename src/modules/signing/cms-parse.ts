@@ -35,6 +35,8 @@ export interface ParsedSignerInfo {
   attributes: Map<string, Buffer[]>;
   signatureOid: string;
   signature: Buffer;
+  /** Each unsigned attribute's values (whole TLVs), by type: a signature time-stamp token travels here. */
+  unsignedAttributes: Map<string, Buffer[]>;
 }
 
 export interface ParsedSignedData {
@@ -115,10 +117,28 @@ function parseSignerInfo(bytes: Buffer, signerInfo: Tlv): ParsedSignerInfo {
       );
     }
   }
-  const [signatureAlgorithm, signature] = rest;
+  const [signatureAlgorithm, signature, unsigned] = rest;
   const signatureOid = readOid(bytes, children(bytes, expectTag(signatureAlgorithm, TAG.sequence, 'signatureAlgorithm'))[0]);
   expectTag(signature, TAG.octetString, 'signature');
-  return { issuer, serial, digestOid, signedAttrs, attributes, signatureOid, signature: contentOf(bytes, signature) };
+  const unsignedAttributes = new Map<string, Buffer[]>();
+  if (unsigned?.tag === TAG.context1) {
+    for (const attr of children(bytes, unsigned)) {
+      const [type, values] = children(bytes, expectTag(attr, TAG.sequence, 'unsigned Attribute'));
+      const typeOid = readOid(bytes, type);
+      const found = children(bytes, expectTag(values, TAG.set, 'attribute values')).map((value) => raw(bytes, value));
+      unsignedAttributes.set(typeOid, [...(unsignedAttributes.get(typeOid) ?? []), ...found]);
+    }
+  }
+  return {
+    issuer,
+    serial,
+    digestOid,
+    signedAttrs,
+    attributes,
+    signatureOid,
+    signature: contentOf(bytes, signature),
+    unsignedAttributes,
+  };
 }
 
 /**

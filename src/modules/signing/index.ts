@@ -19,6 +19,7 @@ export { platformSigningIdentity } from './platform-identity';
 export { sandboxTsaRouter } from './tsa/sandbox-tsa';
 export { timestampSignature } from './tsa/timestamp-signature';
 export { normalizeAadhaarNumber } from './verhoeff';
+export { trustAnchorsPem } from './trust-anchors';
 export type { DocumentVerification, SignatureReport } from './verify-document';
 
 export const signingModule: ModuleManifest = {

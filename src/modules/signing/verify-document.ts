@@ -24,6 +24,7 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import { verifyDetachedCms } from './cms-verify';
+import { verifySignatureTimestamp, type TimestampReport } from './verify-timestamp';
 
 export interface SignatureReport {
   /** The field's full name (`/T`, parents joined with dots); '' for a field without one. */
@@ -45,8 +46,18 @@ export interface SignatureReport {
   /** The CMS signature verifies with the signer certificate. */
   signature_valid: boolean;
   signing_certificate_v2_valid: boolean;
-  /** null when no trust anchors were given (nothing to chain to). */
+  /**
+   * The signer's chain to a trust anchor, at the time the signature time-stamp proves (when it is valid), else at
+   * `/M`; null when no trust anchors were given (nothing to chain to).
+   */
   certificate_chain_valid: boolean | null;
+  /** The signature time-stamp (PAdES B-T), checked; null when the signature has none. */
+  timestamp: TimestampReport | null;
+  /**
+   * The PAdES baseline level the signature reaches: `B-B` (an ETSI.CAdES.detached signature that verifies, with
+   * its signing certificate bound), `B-T` (and a valid signature time-stamp); null when it reaches none.
+   */
+  pades_level: 'B-B' | 'B-T' | null;
   /** The signed ranges reach the end of the file: nothing was appended after this signature. */
   covers_whole_document: boolean;
   /** Where the revision this signature signs ends (ByteRange[2] + ByteRange[3]). */
@@ -141,6 +152,8 @@ async function verifySignature(
     signature_valid: false,
     signing_certificate_v2_valid: false,
     certificate_chain_valid: options.trustedRootsPem ? false : null,
+    timestamp: null,
+    pades_level: null,
     covers_whole_document: inside && byteRange[2] + byteRange[3] === pdf.length,
     revision_bytes: inside ? byteRange[2] + byteRange[3] : 0,
     changes_after: inside ? await updates.changesAfter(byteRange[2] + byteRange[3]) : [],
@@ -156,16 +169,27 @@ async function verifySignature(
     pdf.subarray(byteRange[0], byteRange[0] + byteRange[1]),
     pdf.subarray(byteRange[2], byteRange[2] + byteRange[3]),
   ]);
+  const timestamp = await verifySignatureTimestamp(contents.asBytes(), options.trustedRootsPem);
+  // A valid time-stamp proves when the signature existed: the signer's certificate must have been valid then.
+  const provenTime = timestamp?.valid && timestamp.time ? new Date(timestamp.time) : undefined;
   const cms = await verifyDetachedCms(contents.asBytes(), signed, {
     trustedRootsPem: options.trustedRootsPem,
-    at: signingTime ?? undefined,
+    at: provenTime ?? signingTime ?? undefined,
   });
   report.signer_subject = cms.signerSubject || null;
   report.digest_valid = cms.digestValid;
   report.signature_valid = cms.signatureValid;
   report.signing_certificate_v2_valid = cms.signingCertificateV2Valid;
   report.certificate_chain_valid = cms.chainValid;
-  problems.push(...cms.problems);
+  report.timestamp = timestamp;
+  problems.push(...cms.problems, ...(timestamp?.problems ?? []));
+  const baseline =
+    report.byte_range_valid &&
+    cms.digestValid &&
+    cms.signatureValid &&
+    cms.signingCertificateV2Valid &&
+    report.sub_filter === 'ETSI.CAdES.detached';
+  report.pades_level = !baseline ? null : timestamp?.valid ? 'B-T' : 'B-B';
   return report;
 }
 

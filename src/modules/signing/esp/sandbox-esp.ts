@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '../../../platform/crypto/secret-box';
 import { AppError } from '../../../platform/errors';
-import { aadhaarSubject, createRootCa, issueSigningCertificate, type AadhaarIdentity } from '../certificates';
+import { aadhaarSubject, issueIntermediateCa, issueSigningCertificate, type AadhaarIdentity } from '../certificates';
 import { signDetachedCms } from '../cms-sign';
-import { platformKey } from '../platform-identity';
+import { platformKey } from '../platform-keys';
+import { sandboxRootCa } from '../sandbox-ca';
 import { SandboxEspTransaction } from './esp-transaction.entity';
 import type { EspAuthentication, EspBackend, EspContext, EspTransactionStarted } from './esp';
 
@@ -116,10 +117,12 @@ export class SandboxEsp implements EspBackend {
     if (!transaction.authenticatedAt) throw new Error('the transaction is not authenticated');
     const aadhaar = box(ctx).openText(transaction.aadhaarSealed);
     const { mobile: _mobile, ...identity } = SANDBOX_IDENTITIES[aadhaar];
-    const ca = await platformKey(ctx.services, ctx.em, 'sandbox-esp-ca', () => {
-      const root = createRootCa('Esign Sandbox ESP CA', 'Esign Sandbox ESP (not trusted)');
-      return { privateKeyPem: root.privateKeyPem, certificatePem: root.certificatePem, chainPems: [] };
-    });
+    // The ESP's CA sits under the sandbox root, as a licensed CA sits under the CCA's root.
+    const root = await sandboxRootCa(ctx.services, ctx.em);
+    const ca = await platformKey(ctx.services, ctx.em, 'sandbox-esp-intermediate-ca', () => ({
+      ...issueIntermediateCa(root, 'Esign Sandbox ESP CA', 'Esign Sandbox ESP (not trusted)'),
+      chainPems: [root.certificatePem],
+    }));
     const now = Date.now();
     const holder = issueSigningCertificate(
       { privateKeyPem: ca.privateKeyPem, certificatePem: ca.certificatePem },
@@ -132,7 +135,7 @@ export class SandboxEsp implements EspBackend {
     const cms = await signDetachedCms(input.content, {
       privateKeyPem: holder.privateKeyPem,
       certificatePem: holder.certificatePem,
-      chainPems: [ca.certificatePem],
+      chainPems: [ca.certificatePem, root.certificatePem],
     });
     // The transaction is spent, and the number forgotten.
     transaction.usedAt = new Date();

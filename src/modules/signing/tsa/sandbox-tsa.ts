@@ -12,7 +12,7 @@ import { signEncapsulatedCms, type SigningIdentity } from '../cms-sign';
 import { DerError } from '../der';
 import { sandboxRootCa } from '../sandbox-ca';
 import { issueSigningCertificate } from '../certificates';
-import { platformKey } from '../platform-identity';
+import { platformKey } from '../platform-keys';
 import {
   decodeTimestampRequest,
   encodeTimestampResponse,

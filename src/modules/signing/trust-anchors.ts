@@ -1,0 +1,25 @@
+import { readFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppServices } from '../../platform/services';
+import { sandboxRootCa } from './sandbox-ca';
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * The certificates signatures are judged against (`certificate_chain_valid`): the TRUST_ANCHORS bundle (a PEM file,
+ * or the PEM text itself), and in sandbox the sandbox root CA, to which everything the sandbox signs chains.
+ */
+export async function trustAnchorsPem(services: AppServices, em: EntityManager): Promise<string[]> {
+  const configured = services.config.trustAnchors;
+  const bundle = configured ? (configured.includes('-----BEGIN') ? configured : await readFile(configured, 'latin1')) : '';
+  const anchors = (bundle.match(PEM_CERTIFICATE) ?? []).filter((pem) => {
+    try {
+      return new X509Certificate(pem).ca;
+    } catch {
+      return false;
+    }
+  });
+  if (services.config.env === 'sandbox') anchors.push((await sandboxRootCa(services, em)).certificatePem);
+  return anchors;
+}
