@@ -83,10 +83,25 @@ export function createRootCa(commonName: string, organization: string): KeyAndCe
 }
 
 /**
+ * Where a relying party learns whether a certificate was revoked (RFC 5280 4.2.1.13 and 4.2.2.1): the issuer's CRL,
+ * its OCSP responder, and where the issuer's certificate can be fetched.
+ */
+export interface RevocationPointers {
+  crlUrl: string;
+  ocspUrl: string;
+  caIssuersUrl?: string;
+}
+
+/**
  * A CA certificate issued by `issuer` (an intermediate, as licensed CAs are under a national root): basicConstraints
  * CA:true with pathLen 0 (it issues end entities only), keyUsage keyCertSign+cRLSign, the issuer's validity.
  */
-export function issueIntermediateCa(issuer: KeyAndCertificate, commonName: string, organization: string): KeyAndCertificate {
+export function issueIntermediateCa(
+  issuer: KeyAndCertificate,
+  commonName: string,
+  organization: string,
+  revocation?: RevocationPointers,
+): KeyAndCertificate {
   const issuerCert = forge.pki.certificateFromPem(issuer.certificatePem);
   const keys = generateRsaKeyPair();
   const cert = forge.pki.createCertificate();
@@ -101,6 +116,7 @@ export function issueIntermediateCa(issuer: KeyAndCertificate, commonName: strin
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: subjectKeyIdentifierBytes(issuerCert) },
+    ...revocationExtensions(revocation),
   ]);
   cert.sign(forge.pki.privateKeyFromPem(issuer.privateKeyPem), forge.md.sha256.create());
   return { privateKeyPem: keys.privateKeyPem, certificatePem: forge.pki.certificateToPem(cert) };
@@ -118,8 +134,9 @@ export function issueSigningCertificate(
   issuer: KeyAndCertificate,
   subject: SubjectFields,
   validity: { notBefore: Date; notAfter: Date },
-  purpose: 'documents' | 'timestamps' = 'documents',
+  options: { purpose?: 'documents' | 'timestamps'; revocation?: RevocationPointers } = {},
 ): KeyAndCertificate {
+  const purpose = options.purpose ?? 'documents';
   const notBefore = wholeSeconds(validity.notBefore, 'validity.notBefore');
   const notAfter = wholeSeconds(validity.notAfter, 'validity.notAfter');
   if (notAfter.getTime() <= notBefore.getTime()) throw new RangeError('validity.notAfter must be after validity.notBefore');
@@ -151,9 +168,33 @@ export function issueSigningCertificate(
     { name: 'subjectKeyIdentifier' },
     // forge's `keyIdentifier: true` would take the new certificate's own key, so the issuer's is passed as bytes.
     { name: 'authorityKeyIdentifier', keyIdentifier: subjectKeyIdentifierBytes(issuerCert) },
+    ...revocationExtensions(options.revocation),
   ]);
   cert.sign(issuerKey, forge.md.sha256.create());
   return { privateKeyPem: keys.privateKeyPem, certificatePem: forge.pki.certificateToPem(cert) };
+}
+
+/**
+ * cRLDistributionPoints (forge writes it) and authorityInfoAccess, which forge cannot write: its DER is built here
+ * and handed over as the extension's value.
+ *   AuthorityInfoAccessSyntax ::= SEQUENCE OF AccessDescription { accessMethod OID, accessLocation GeneralName }
+ */
+function revocationExtensions(pointers: RevocationPointers | undefined): object[] {
+  if (!pointers) return [];
+  const uri = (url: string) => forge.asn1.create(forge.asn1.Class.CONTEXT_SPECIFIC, 6, false, url);
+  const access = (method: string, url: string) =>
+    forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SEQUENCE, true, [
+      forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.OID, false, forge.asn1.oidToDer(method).getBytes()),
+      uri(url),
+    ]);
+  const aia = forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SEQUENCE, true, [
+    access('1.3.6.1.5.5.7.48.1', pointers.ocspUrl), // id-ad-ocsp
+    ...(pointers.caIssuersUrl ? [access('1.3.6.1.5.5.7.48.2', pointers.caIssuersUrl)] : []), // id-ad-caIssuers
+  ]);
+  return [
+    { name: 'cRLDistributionPoints', altNames: [{ type: 6, value: pointers.crlUrl }] },
+    { id: '1.3.6.1.5.5.7.1.1', critical: false, value: forge.asn1.toDer(aia).getBytes() },
+  ];
 }
 
 /** A random positive certificate serial of exactly 16 bytes (126 random bits), as lowercase hex. */

@@ -41,6 +41,7 @@ export const TAG = {
   set: 0x31,
   context0: 0xa0,
   context1: 0xa1,
+  context2: 0xa2,
   context4: 0xa4,
 } as const;
 

@@ -6,6 +6,7 @@
 import type { ModuleManifest } from '../../platform/module';
 import { SandboxEspTransaction } from './esp/esp-transaction.entity';
 import { PlatformKey } from './platform-key.entity';
+import { sandboxRevocationRouter } from './revocation/sandbox-revocation';
 import { sandboxTsaRouter } from './tsa/sandbox-tsa';
 
 export { describeCertificate, readAadhaarCertDetails, type AadhaarCertDetails } from './certificates';
@@ -25,6 +26,9 @@ export type { DocumentVerification, SignatureReport } from './verify-document';
 export const signingModule: ModuleManifest = {
   name: 'signing',
   entities: [PlatformKey, SandboxEspTransaction],
-  // The sandbox's own RFC 3161 TSA (an empty router outside the sandbox).
-  mounts: [{ path: '/', router: sandboxTsaRouter }],
+  // The sandbox's own RFC 3161 TSA, CRLs and OCSP responder (empty routers outside the sandbox).
+  mounts: [
+    { path: '/', router: sandboxTsaRouter },
+    { path: '/', router: sandboxRevocationRouter },
+  ],
 };

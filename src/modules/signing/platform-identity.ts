@@ -5,7 +5,7 @@ import type { AppServices } from '../../platform/services';
 import { issueSigningCertificate } from './certificates';
 import type { SigningIdentity } from './cms-sign';
 import { platformKey } from './platform-keys';
-import { sandboxRootCa } from './sandbox-ca';
+import { sandboxRevocationPointers, sandboxRootCa } from './sandbox-ca';
 
 /** Named anew when the sandbox chain moved under the one sandbox root CA (earlier databases keep theirs unused). */
 const PLATFORM_SIGNER = 'sandbox-document-signer';
@@ -29,6 +29,7 @@ export async function platformSigningIdentity(services: AppServices, em: EntityM
       root,
       { commonName: 'Esign Sandbox Document Signer', organization: 'Esign Sandbox (not trusted)', country: 'IN' },
       { notBefore: new Date(now - 3_600_000), notAfter: new Date(now + TEN_YEARS_MS - 86_400_000) },
+      { revocation: sandboxRevocationPointers(services, 'root') },
     );
     return { privateKeyPem: signer.privateKeyPem, certificatePem: signer.certificatePem, chainPems: [root.certificatePem] };
   });

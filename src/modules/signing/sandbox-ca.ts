@@ -1,9 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
-import { createRootCa, type KeyAndCertificate } from './certificates';
+import { createRootCa, issueIntermediateCa, type KeyAndCertificate, type RevocationPointers } from './certificates';
 import { platformKey } from './platform-keys';
 
 const ROOT_KEY = 'sandbox-root-ca';
+const ESP_CA_KEY = 'sandbox-esp-intermediate-ca';
+
+/** The sandbox's CAs by the name their CRL and caIssuers URLs use. */
+export type SandboxIssuer = 'root' | 'esp';
 
 /**
  * The sandbox's one root CA, made the first time it is needed and kept sealed in the database (every process
@@ -16,4 +20,34 @@ export async function sandboxRootCa(services: AppServices, em: EntityManager): P
     ...createRootCa('Esign Sandbox Root CA', 'Esign Sandbox (not trusted)'),
     chainPems: [],
   }));
+}
+
+/** The sandbox ESP's CA, an intermediate under the sandbox root (as a licensed CA sits under the CCA's root). */
+export async function sandboxEspCa(
+  services: AppServices,
+  em: EntityManager,
+): Promise<KeyAndCertificate & { chainPems: string[] }> {
+  const root = await sandboxRootCa(services, em);
+  return platformKey(services, em, ESP_CA_KEY, () => ({
+    ...issueIntermediateCa(
+      root,
+      'Esign Sandbox ESP CA',
+      'Esign Sandbox ESP (not trusted)',
+      sandboxRevocationPointers(services, 'root'),
+    ),
+    chainPems: [root.certificatePem],
+  }));
+}
+
+export function sandboxIssuer(services: AppServices, em: EntityManager, issuer: SandboxIssuer): Promise<KeyAndCertificate> {
+  return issuer === 'root' ? sandboxRootCa(services, em) : sandboxEspCa(services, em);
+}
+
+/**
+ * What the sandbox writes into every certificate it issues: the issuer's CRL, the OCSP responder, and the issuer's
+ * certificate, all served by this service under /sandbox (see sandbox-revocation.ts).
+ */
+export function sandboxRevocationPointers(services: AppServices, issuer: SandboxIssuer): RevocationPointers {
+  const base = `${services.config.publicUrl}/sandbox`;
+  return { crlUrl: `${base}/ca/${issuer}.crl`, ocspUrl: `${base}/ocsp`, caIssuersUrl: `${base}/ca/${issuer}.cer` };
 }

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '../../../platform/crypto/secret-box';
 import { AppError } from '../../../platform/errors';
-import { aadhaarSubject, issueIntermediateCa, issueSigningCertificate, type AadhaarIdentity } from '../certificates';
+import { aadhaarSubject, issueSigningCertificate, type AadhaarIdentity } from '../certificates';
 import { signDetachedCms } from '../cms-sign';
-import { platformKey } from '../platform-keys';
-import { sandboxRootCa } from '../sandbox-ca';
+import { sandboxEspCa, sandboxRevocationPointers } from '../sandbox-ca';
 import { SandboxEspTransaction } from './esp-transaction.entity';
 import type { EspAuthentication, EspBackend, EspContext, EspTransactionStarted } from './esp';
 
@@ -117,12 +116,7 @@ export class SandboxEsp implements EspBackend {
     if (!transaction.authenticatedAt) throw new Error('the transaction is not authenticated');
     const aadhaar = box(ctx).openText(transaction.aadhaarSealed);
     const { mobile: _mobile, ...identity } = SANDBOX_IDENTITIES[aadhaar];
-    // The ESP's CA sits under the sandbox root, as a licensed CA sits under the CCA's root.
-    const root = await sandboxRootCa(ctx.services, ctx.em);
-    const ca = await platformKey(ctx.services, ctx.em, 'sandbox-esp-intermediate-ca', () => ({
-      ...issueIntermediateCa(root, 'Esign Sandbox ESP CA', 'Esign Sandbox ESP (not trusted)'),
-      chainPems: [root.certificatePem],
-    }));
+    const ca = await sandboxEspCa(ctx.services, ctx.em);
     const now = Date.now();
     const holder = issueSigningCertificate(
       { privateKeyPem: ca.privateKeyPem, certificatePem: ca.certificatePem },
@@ -131,11 +125,12 @@ export class SandboxEsp implements EspBackend {
         notBefore: new Date(now - 60_000),
         notAfter: new Date(now + CERTIFICATE_MINUTES * 60_000),
       },
+      { revocation: sandboxRevocationPointers(ctx.services, 'esp') },
     );
     const cms = await signDetachedCms(input.content, {
       privateKeyPem: holder.privateKeyPem,
       certificatePem: holder.certificatePem,
-      chainPems: [ca.certificatePem, root.certificatePem],
+      chainPems: [ca.certificatePem, ...ca.chainPems],
     });
     // The transaction is spent, and the number forgotten.
     transaction.usedAt = new Date();

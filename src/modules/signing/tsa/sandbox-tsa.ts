@@ -10,7 +10,7 @@ import type { AppServices } from '../../../platform/services';
 import { OID } from '../cms-algorithms';
 import { signEncapsulatedCms, type SigningIdentity } from '../cms-sign';
 import { DerError } from '../der';
-import { sandboxRootCa } from '../sandbox-ca';
+import { sandboxRevocationPointers, sandboxRootCa } from '../sandbox-ca';
 import { issueSigningCertificate } from '../certificates';
 import { platformKey } from '../platform-keys';
 import {
@@ -40,7 +40,7 @@ export async function sandboxTsaIdentity(services: AppServices, em: EntityManage
       root,
       { commonName: 'Esign Sandbox Time-Stamping Authority', organization: 'Esign Sandbox (not trusted)', country: 'IN' },
       { notBefore: new Date(now - 3_600_000), notAfter: new Date(now + TEN_YEARS_MS - 86_400_000) },
-      'timestamps',
+      { purpose: 'timestamps', revocation: sandboxRevocationPointers(services, 'root') },
     );
     return { ...tsa, chainPems: [root.certificatePem] };
   });
