@@ -11,6 +11,9 @@ import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { platformSigningIdentity } from '../../src/modules/signing/platform-identity';
 import { sandboxEspCa, sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
 import { sandboxTsaIdentity } from '../../src/modules/signing/tsa/sandbox-tsa';
+import { createRootCa, issueSigningCertificate } from '../../src/modules/signing/certificates';
+import { fetchRevocation } from '../../src/modules/signing/revocation/revocation-client';
+import { assertPublicTarget } from '../../src/platform/net/public-targets';
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 
@@ -183,5 +186,80 @@ describe.skipIf(!hasOpenssl)('the sandbox CA publishes CRLs and answers OCSP, an
     expect(Buffer.from(await garbage.arrayBuffer()).toString('hex')).toBe('30030a0101');
     const wrongType = await fetch(new URL('/sandbox/ocsp', app.url), { method: 'POST', body: 'x' });
     expect(wrongType.status).toBe(415);
+  });
+});
+
+describe('fetching revocation data for a certificate (what B-LT embeds)', () => {
+  let app: TestApp;
+  const anywhere = { timeoutMs: 3000, allowTarget: async () => undefined };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => app.close());
+
+  it('asks the OCSP responder the certificate names, and checks the answer', async () => {
+    const root = await sandboxRootCa(app.services, app.services.orm.em.fork());
+    const signer = await platformSigningIdentity(app.services, app.services.orm.em.fork());
+    const evidence = await fetchRevocation(signer.certificatePem, root.certificatePem, anywhere);
+    expect(evidence).toMatchObject({ status: 'good', source: 'ocsp', problems: [] });
+    // What was kept is the responder's answer itself, which openssl reads as a good answer for that certificate.
+    const read = await openssl(
+      ['ocsp', '-respin', 'resp.der', '-issuer', 'issuer.pem', '-cert', 'cert.pem', '-CAfile', 'issuer.pem', '-no_nonce'],
+      {
+        'resp.der': evidence.data!,
+        'issuer.pem': root.certificatePem,
+        'cert.pem': signer.certificatePem,
+      },
+    );
+    expect(read.output).toContain('cert.pem: good');
+  });
+
+  it('falls back to the CRL when the responder cannot be reached, and says so', async () => {
+    const root = await sandboxRootCa(app.services, app.services.orm.em.fork());
+    const now = Date.now();
+    const certificate = issueSigningCertificate(
+      root,
+      { commonName: 'Responder Down' },
+      { notBefore: new Date(now - 60_000), notAfter: new Date(now + 3_600_000) },
+      { revocation: { ocspUrl: 'http://127.0.0.1:1/ocsp', crlUrl: `${app.url}/sandbox/ca/root.crl` } },
+    );
+    const evidence = await fetchRevocation(certificate.certificatePem, root.certificatePem, anywhere);
+    expect(evidence).toMatchObject({ status: 'good', source: 'crl' });
+    expect(evidence.problems[0]).toMatch(/^OCSP http:\/\/127\.0\.0\.1:1\/ocsp: /);
+  });
+
+  it('reports a certificate that names no source, or whose sources fail, as unavailable', async () => {
+    const root = await sandboxRootCa(app.services, app.services.orm.em.fork());
+    const now = Date.now();
+    const bare = issueSigningCertificate(
+      root,
+      { commonName: 'No Pointers' },
+      { notBefore: new Date(now - 60_000), notAfter: new Date(now + 3_600_000) },
+    );
+    expect(await fetchRevocation(bare.certificatePem, root.certificatePem, anywhere)).toMatchObject({
+      status: 'unavailable',
+      source: null,
+      problems: ['the certificate names no OCSP responder and no CRL'],
+    });
+    // An answer signed by another CA is not evidence.
+    const stranger = createRootCa('Stranger CA', 'Elsewhere');
+    const forged = await fetchRevocation(
+      (await platformSigningIdentity(app.services, app.services.orm.em.fork())).certificatePem,
+      stranger.certificatePem,
+      anywhere,
+    );
+    expect(forged.status).toBe('unavailable');
+  });
+
+  it('refuses to fetch from private addresses when told to (production)', async () => {
+    const root = await sandboxRootCa(app.services, app.services.orm.em.fork());
+    const signer = await platformSigningIdentity(app.services, app.services.orm.em.fork());
+    const guarded = await fetchRevocation(signer.certificatePem, root.certificatePem, {
+      timeoutMs: 3000,
+      allowTarget: assertPublicTarget,
+    });
+    expect(guarded.status).toBe('unavailable');
+    expect(guarded.problems.join('\n')).toMatch(/not a public address/);
   });
 });
