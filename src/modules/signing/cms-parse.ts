@@ -16,6 +16,7 @@ import { children, contentOf, DerError, expectTag, raw, readOid, readRoot, TAG, 
  * chain search verifies up to (count squared) certificate signatures.
  */
 export const MAX_CMS_CERTIFICATES = 32;
+const CONSTRUCTED_OCTET_STRING = 0x24;
 
 /**
  * The parts of a SignedData that verification reads. Every Buffer is a view of the parsed input (`subarray`),
@@ -66,12 +67,14 @@ export function parseSignedData(cms: Uint8Array): ParsedSignedData {
   const eContentType = readOid(bytes, eContentTypeTlv);
   let eContent: Buffer | null = null;
   if (eContentExplicit) {
-    const octets = expectTag(
-      children(bytes, expectTag(eContentExplicit, TAG.context0, 'eContent'))[0],
-      TAG.octetString,
-      'eContent',
-    );
-    eContent = contentOf(bytes, octets);
+    const octets = children(bytes, expectTag(eContentExplicit, TAG.context0, 'eContent'))[0];
+    // BER (a streaming signer): a constructed OCTET STRING, its content in primitive pieces.
+    if (octets?.tag === CONSTRUCTED_OCTET_STRING) {
+      const pieces = children(bytes, octets).map((piece) =>
+        contentOf(bytes, expectTag(piece, TAG.octetString, 'eContent piece')),
+      );
+      eContent = Buffer.concat(pieces);
+    } else eContent = contentOf(bytes, expectTag(octets, TAG.octetString, 'eContent'));
   }
   const certificates: X509Certificate[] = [];
   const certificateSet = parts.find((part, index) => index > 2 && part.tag === TAG.context0);
