@@ -8,10 +8,11 @@ import { readFile } from 'node:fs/promises';
 import { workerData } from 'node:worker_threads';
 import { inspectImage } from './modules/files/inspect-image';
 import { inspectPdf } from './modules/files/inspect-pdf';
+import { readCertification } from './modules/signing/pdf/certification';
+import { prefixStampPages } from './modules/signing/pdf/prefix-stamp-pages';
 import { prepareForSigning, type ImagePlacement, type SignerLayout } from './modules/signing/pdf/prepare-for-signing';
 import { buildSignatureUpdate, type SignatureAppearance } from './modules/signing/pdf/sign-incrementally';
 import { verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify-document';
-import { prefixStampPages } from './modules/stamps/prefix-stamp-pages';
 import { openPkcs12 } from './platform/crypto/pkcs12';
 import { createLogger, routeConsoleToLogger } from './platform/logger';
 import { workerTask } from './platform/workers/worker-pool';
@@ -29,6 +30,9 @@ export const inspectImageTask = workerTask((bytes: Uint8Array) => inspectImage(b
 export const verifyPdfTask = workerTask((input: { pdf: Uint8Array; options?: VerifyPdfOptions }) =>
   verifyPdfSignatures(input.pdf, input.options),
 );
+
+/** A certified document's DocMDP permissions (null: not certified), read before a session is created on it. */
+export const readCertificationTask = workerTask((pdf: Uint8Array) => readCertification(pdf));
 
 export const prefixStampPagesTask = workerTask((input: { document: Uint8Array; certificates: Uint8Array[] }) =>
   prefixStampPages(input.document, input.certificates),

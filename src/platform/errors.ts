@@ -39,6 +39,7 @@ export const ERROR_STATUS = {
   stamp_combination_not_found: 422,
   inventory_conflict: 422,
   location_unavailable: 422,
+  document_certified: 422,
   unprocessable_content: 422,
   too_many_requests: 429,
   rate_limited: 429,

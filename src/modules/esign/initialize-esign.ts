@@ -13,6 +13,7 @@ import { enqueue } from '../../platform/jobs/enqueue';
 import { planSession, type SessionPlan } from './plan-session';
 import type { SessionRequest } from './session.inputs';
 import { newSignerToken, signerTokenBox } from './signer-token';
+import { refuseForbiddenByCertification } from './document-certification';
 
 export async function initializeEsign(
   services: AppServices,
@@ -32,6 +33,8 @@ export async function createSession(
   plan: SessionPlan,
   origin?: { template: RowRef; version: number },
 ): Promise<EsignSession> {
+  // A certified document whose permissions forbid what the session adds is refused before anything is written.
+  const document = await refuseForbiddenByCertification(services, plan);
   const box = signerTokenBox(services.config.secretsEncryptionKey);
   const createdAt = new Date();
   const writtenKeys: string[] = [];
@@ -62,7 +65,7 @@ export async function createSession(
         return tx.create(Signer, { ...signer, session: created, position, tokenHash: hash, tokenSealed: box.seal(token) });
       });
       await tx.flush();
-      if (plan.stamp) await prefixReservedStamps(services, tx, actor, plan, created, writtenKeys);
+      if (plan.stamp) await prefixReservedStamps(services, tx, actor, plan, document, created, writtenKeys);
       // The first signer's turn starts now; the invite's delivery job commits with the session.
       await queueInvite(services, tx, created, signers[0]);
       recordAudit(tx, {
@@ -100,13 +103,15 @@ async function prefixReservedStamps(
   tx: EntityManager,
   actor: Actor,
   plan: SessionPlan,
+  document: Buffer,
   session: EsignSession,
   writtenKeys: string[],
 ): Promise<void> {
   const reserved = await reserveStamps(services, tx, actor, plan.stamp!, session.id);
-  // The uploaded PDF is parsed and rewritten here: in the worker pool, as every parse of uploaded bytes.
+  // The uploaded PDF is parsed here and the pages are added as an incremental update: in the worker pool, as
+  // every parse of uploaded bytes.
   const { bytes, stampPages } = await services.untrusted.run<{ bytes: Uint8Array; stampPages: number }>('prefixStampPagesTask', {
-    document: await services.blobs.getBytes(plan.file.storageKey),
+    document,
     certificates: await Promise.all(reserved.map((stamp) => services.blobs.getBytes(stamp.storageKey))),
   });
   const slot = reserveFileSlot(actor.userId);

@@ -9,8 +9,8 @@ export const fieldNameOf = (signer: Signer) => signer.id;
 
 /**
  * The working PDF, prepared once before the first signature: image elements drawn, one signature field per
- * signer at its placements (stamp pages already in front, so pages shift by them). Stored as a new file that
- * becomes the session's current PDF.
+ * signer at its placements (stamp pages already in front, so pages shift by them), appended as an incremental
+ * update. Stored as a new file that becomes the session's current PDF.
  */
 export async function ensurePrepared(services: AppServices, tx: EntityManager, session: EsignSession): Promise<Buffer> {
   const current = await tx.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
@@ -33,7 +33,8 @@ export async function ensurePrepared(services: AppServices, tx: EntityManager, s
   const images: ImagePlacement[] = imageElements
     .filter((element) => assets.has(element.value!))
     .map((element) => ({ ...element, page: element.page + shift, ...assets.get(element.value!)! }));
-  // The one rewrite of the uploaded document: in the worker pool, as every parse of uploaded bytes.
+  // One incremental update of the current document (its bytes stay a prefix): in the worker pool, as every parse
+  // of uploaded bytes.
   const prepared = await services.untrusted.run<Uint8Array>('prepareForSigningTask', {
     pdf: await services.blobs.getBytes(current.storageKey),
     signers: signers.map((signer) => ({

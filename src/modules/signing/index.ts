@@ -14,6 +14,7 @@ export { signDetachedCms, type SigningIdentity } from './cms-sign';
 export type { EspBackend } from './esp/esp';
 export { espBackends } from './esp/sandbox-esp';
 export { nameMatchScore } from './name-match';
+export { certificationRefusal, type DocMdpPermissions } from './pdf/certification';
 export type { ImagePlacement } from './pdf/prepare-for-signing';
 export { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
 export { platformSigningIdentity } from './platform-identity';

@@ -1,4 +1,5 @@
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef, PDFString, type PDFPage } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFPage } from 'pdf-lib';
+import { updateIncrementally } from './incremental-update';
 
 /** A placed box, in the API's units: PDF points from the top-left of the page, y down. */
 export interface Box {
@@ -41,17 +42,20 @@ export function pdfRect(page: PDFPage, box: Box): [number, number, number, numbe
 }
 
 /**
- * The one pdf-lib rewrite of a document, before any signature: `image` elements are drawn, and every signer
- * gets an empty signature field with one widget per placement. After this, every change is an incremental
- * update, so no signature is ever broken by a later rewrite. Saved without object streams (classic xref),
- * which the incremental writer relies on.
+ * Prepares a document before its session's first signature, as one incremental update (the document's bytes stay
+ * a prefix, so signatures it already carries stay valid): `image` elements are drawn, and every signer gets an
+ * empty signature field with one widget per placement.
  */
 export async function prepareForSigning(
   pdf: Uint8Array,
   signers: SignerLayout[],
   images: ImagePlacement[] = [],
 ): Promise<Uint8Array> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const { updated } = await updateIncrementally(pdf, (doc) => addFields(doc, signers, images));
+  return updated;
+}
+
+async function addFields(doc: PDFDocument, signers: SignerLayout[], images: ImagePlacement[]): Promise<void> {
   const pages = doc.getPages();
 
   for (const image of images) {
@@ -111,10 +115,9 @@ export async function prepareForSigning(
       if (box.wetImage) await attachWetImage(doc, stampRef, box.wetImage);
     }
   }
-  return doc.save({ useObjectStreams: false });
 }
 
-/** Embeds the image now (the one rewrite) so that signing only has to reference it from the appearance. */
+/** Embeds the image now, so that signing only has to reference it from the appearance. */
 async function attachWetImage(
   doc: PDFDocument,
   annotationRef: PDFRef,

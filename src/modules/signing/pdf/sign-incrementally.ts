@@ -1,16 +1,5 @@
-import {
-  ParseSpeeds,
-  PDFArray,
-  PDFDict,
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  PDFRawStream,
-  PDFRef,
-  PDFString,
-  type PDFContext,
-} from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
+import { rawObject, updateIncrementally } from './incremental-update';
 import { WET_IMAGE_KEY } from './prepare-for-signing';
 
 /** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
@@ -156,41 +145,20 @@ export function fillSignature(prepared: PreparedSignature, cms: Uint8Array): Uin
  * whole (attacker-supplied) document, so the service runs it in the worker pool.
  */
 export async function buildSignatureUpdate(pdf: Uint8Array, details: SignatureAppearance): Promise<PreparedSignature> {
-  // A view, not a copy: a 50 MB document should cost one copy (the output), not three.
-  const original = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-  const previousXref = lastStartxref(original);
-
-  // Parsed in one go (no yielding between objects): signing is one request's work, not a background job.
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
-  const { fieldRef, field } = findField(doc, details.fieldName);
-  if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
-
-  const objects: UpdateObject[] = [];
-  const sigRef = doc.context.nextRef();
-  const fontRef = doc.context.nextRef();
-  objects.push({ ref: sigRef, body: signatureDictionary(details) });
-  objects.push({ ref: fontRef, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>' });
-  objects.push(...signedFieldObjects(doc, { fieldRef, field }, details, { sigRef, fontRef }));
-
-  const { updated, offsets } = appendUpdate(original, objects, doc.context, previousXref);
-  return setByteRange(updated, offsets.get(sigRef.objectNumber)!);
-}
-
-/** An object the update writes: its reference and its body (a dictionary's text, or a whole stream's bytes). */
-interface UpdateObject {
-  ref: PDFRef;
-  body: string | Buffer;
+  let sigRef: PDFRef | undefined;
+  const { updated, offsets } = await updateIncrementally(pdf, (doc) => {
+    const { fieldRef, field } = findField(doc, details.fieldName);
+    if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
+    sigRef = doc.context.register(rawObject(signatureDictionary(details)));
+    const fontRef = doc.context.register(
+      rawObject('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>'),
+    );
+    signField(doc, { fieldRef, field }, details, { sigRef, fontRef });
+  });
+  return setByteRange(updated, offsets.get(sigRef!.objectNumber)!);
 }
 
 const CONTENTS_PLACEHOLDER = `<${'0'.repeat(SIGNATURE_BYTES * 2)}>`;
-
-/** Where the previous cross-reference section starts, which the update's trailer chains to (/Prev). */
-function lastStartxref(original: Buffer): number {
-  const tail = original.subarray(Math.max(0, original.length - 1024)).toString('latin1');
-  const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
-  if (!startxref) throw new Error('no startxref at the end of the document');
-  return Number(startxref[1]);
-}
 
 /** The signature dictionary, with placeholders for the ByteRange and the /Contents. */
 function signatureDictionary(details: SignatureAppearance): string {
@@ -210,23 +178,22 @@ function signatureDictionary(details: SignatureAppearance): string {
 }
 
 /**
- * The field with its value (/V, the signature dictionary), and an appearance for each of its widgets: the field
+ * Gives the field its value (/V, the signature dictionary), and an appearance to each of its widgets: the field
  * itself and its further placements. Each widget with an area gets an appearance stream (the lines, and the
- * wet-signature image when the widget has one) drawn in Helvetica (`fontRef`).
+ * wet-signature image when the widget has one) drawn in Helvetica (`fontRef`). The incremental writer appends
+ * what this changes.
  */
-function signedFieldObjects(
+function signField(
   doc: PDFDocument,
   { fieldRef, field }: { fieldRef: PDFRef; field: PDFDict },
   details: SignatureAppearance,
   { sigRef, fontRef }: { sigRef: PDFRef; fontRef: PDFRef },
-): UpdateObject[] {
+): void {
   const context = doc.context;
-  const objects: UpdateObject[] = [];
   // The field is its own widget; further placements are stamp annotations named `<field>#<n>`.
   const widgets = [fieldRef, ...placementStamps(doc, details.fieldName)];
-  const signedField = field.clone(context);
   for (const kidRef of widgets) {
-    const widget = kidRef === fieldRef ? signedField : context.lookup(kidRef, PDFDict).clone(context);
+    const widget = kidRef === fieldRef ? field : context.lookup(kidRef, PDFDict);
     const rect = widget
       .lookup(PDFName.of('Rect'), PDFArray)
       .asArray()
@@ -234,81 +201,26 @@ function signedFieldObjects(
     const width = Math.abs(rect[2] - rect[0]);
     const height = Math.abs(rect[3] - rect[1]);
     if (width > 0 && height > 0) {
-      const apRef = context.nextRef();
       const wet = widget.get(PDFName.of(WET_IMAGE_KEY));
       const image = wet instanceof PDFRef ? imageArea(context.lookup(wet) as PDFRawStream, width, height) : undefined;
       const content = Buffer.from(appearanceStream(details.appearanceLines, width, height, image), 'latin1');
       const xobjects = image ? ` /XObject << /Im1 ${(wet as PDFRef).toString()} >>` : '';
-      objects.push({
-        ref: apRef,
-        body: Buffer.concat([
-          Buffer.from(
-            `<< /Type /XObject /Subtype /Form /BBox [0 0 ${width.toFixed(2)} ${height.toFixed(2)}] /Resources << /Font << /F1 ${fontRef.toString()} >>${xobjects} >> /Length ${content.length} >>\nstream\n`,
-            'latin1',
-          ),
-          content,
-          Buffer.from('\nendstream', 'latin1'),
-        ]),
-      });
+      const apRef = context.register(
+        rawObject(
+          Buffer.concat([
+            Buffer.from(
+              `<< /Type /XObject /Subtype /Form /BBox [0 0 ${width.toFixed(2)} ${height.toFixed(2)}] /Resources << /Font << /F1 ${fontRef.toString()} >>${xobjects} >> /Length ${content.length} >>\nstream\n`,
+              'latin1',
+            ),
+            content,
+            Buffer.from('\nendstream', 'latin1'),
+          ]),
+        ),
+      );
       widget.set(PDFName.of('AP'), context.obj({ N: apRef }));
     }
-    if (kidRef !== fieldRef) objects.push({ ref: kidRef, body: widget.toString() });
   }
-  signedField.set(PDFName.of('V'), sigRef);
-  objects.push({ ref: fieldRef, body: signedField.toString() });
-  return objects;
-}
-
-/**
- * The document with the update appended: the objects, an xref section for exactly them, and a trailer chained to
- * the previous one. Also where each object starts, by object number.
- */
-function appendUpdate(
-  original: Buffer,
-  objects: UpdateObject[],
-  context: PDFContext,
-  previousXref: number,
-): { updated: Buffer; offsets: Map<number, number> } {
-  const parts: Buffer[] = [original, Buffer.from('\n', 'latin1')];
-  let offset = original.length + 1;
-  const offsets = new Map<number, number>();
-  for (const object of objects.sort((a, b) => a.ref.objectNumber - b.ref.objectNumber)) {
-    const head = Buffer.from(`${object.ref.objectNumber} ${object.ref.generationNumber} obj\n`, 'latin1');
-    const body = typeof object.body === 'string' ? Buffer.from(object.body, 'latin1') : object.body;
-    const chunk = Buffer.concat([head, body, Buffer.from('\nendobj\n', 'latin1')]);
-    offsets.set(object.ref.objectNumber, offset);
-    parts.push(chunk);
-    offset += chunk.length;
-  }
-  const xrefOffset = offset;
-  const xref = xrefSection(objects, offsets);
-  const trailerInfo = context.trailerInfo;
-  const trailer = context.obj({
-    Size: context.largestObjectNumber + 1,
-    Root: trailerInfo.Root,
-    ...(trailerInfo.Info ? { Info: trailerInfo.Info } : {}),
-    ...(trailerInfo.ID ? { ID: trailerInfo.ID } : {}),
-    Prev: previousXref,
-  });
-  parts.push(Buffer.from(`${xref}\ntrailer\n${trailer.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`, 'latin1'));
-  return { updated: Buffer.concat(parts), offsets };
-}
-
-/** A cross-reference section for the objects written: one subsection per run of consecutive object numbers. */
-function xrefSection(objects: UpdateObject[], offsets: Map<number, number>): string {
-  const numbers = [...offsets.keys()].sort((a, b) => a - b);
-  const xref = ['xref'];
-  for (let i = 0; i < numbers.length;) {
-    let j = i;
-    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
-    xref.push(`${numbers[i]} ${j - i + 1}`);
-    for (let k = i; k <= j; k++) {
-      const generation = objects.find((object) => object.ref.objectNumber === numbers[k])!.ref.generationNumber;
-      xref.push(`${String(offsets.get(numbers[k])).padStart(10, '0')} ${String(generation).padStart(5, '0')} n\r`);
-    }
-    i = j + 1;
-  }
-  return xref.join('\n');
+  field.set(PDFName.of('V'), sigRef);
 }
 
 /** Sets the ByteRange: it covers everything but the /Contents hex string of this signature. */
