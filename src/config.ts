@@ -67,6 +67,8 @@ const envSchema = z.object({
   ALLOW_SIGNING_WITHOUT_TIMESTAMP: bool.default(false),
   /** The CA certificates signatures are judged against: a PEM bundle file, or the PEM text itself. */
   TRUST_ANCHORS: optionalString,
+  /** PAdES B-LT/B-LTA on completion: validation data (/DSS) and a document time-stamp. */
+  PADES_LTV: bool.default(false),
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
   ALLOW_SANDBOX_ESP: bool.default(false),
@@ -141,6 +143,8 @@ export interface AppConfig {
    */
   /** TRUST_ANCHORS: a PEM bundle's path, or PEM text (read when signatures are verified). */
   trustAnchors?: string;
+  /** PADES_LTV: a completed document gets its /DSS and a document time-stamp (PAdES B-LT, B-LTA). */
+  padesLtv: boolean;
   tsa?: {
     url: string;
     authHeader?: { name: string; value: string };
@@ -272,6 +276,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       ? { path: path.resolve(env.PLATFORM_SIGNING_PFX), password: env.PLATFORM_SIGNING_PFX_PASSWORD ?? '' }
       : undefined,
     trustAnchors: env.TRUST_ANCHORS,
+    padesLtv: env.PADES_LTV,
     tsa: tsaUrl
       ? {
           url: tsaUrl,

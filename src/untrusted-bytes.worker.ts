@@ -11,8 +11,13 @@ import { inspectPdf } from './modules/files/inspect-pdf';
 import { readCertification } from './modules/signing/pdf/certification';
 import { prefixStampPages } from './modules/signing/pdf/prefix-stamp-pages';
 import { prepareForSigning, type ImagePlacement, type SignerLayout } from './modules/signing/pdf/prepare-for-signing';
-import { buildSignatureUpdate, type SignatureAppearance } from './modules/signing/pdf/sign-incrementally';
-import { verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify-document';
+import { appendValidationData, type ValidationData } from './modules/signing/pdf/dss';
+import {
+  buildDocumentTimestampUpdate,
+  buildSignatureUpdate,
+  type SignatureAppearance,
+} from './modules/signing/pdf/sign-incrementally';
+import { signatureContents, verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify-document';
 import { openPkcs12 } from './platform/crypto/pkcs12';
 import { createLogger, routeConsoleToLogger } from './platform/logger';
 import { workerTask } from './platform/workers/worker-pool';
@@ -48,4 +53,14 @@ export const buildSignatureUpdateTask = workerTask((input: { pdf: Uint8Array; ap
 
 export const openPkcs12Task = workerTask((input: { bytes: Uint8Array; password: string }) =>
   openPkcs12(input.bytes, input.password),
+);
+
+export const signatureContentsTask = workerTask((input: { pdf: Uint8Array }) => signatureContents(input.pdf));
+
+export const appendValidationDataTask = workerTask((input: { pdf: Uint8Array; data: ValidationData }) =>
+  appendValidationData(input.pdf, input.data),
+);
+
+export const buildDocumentTimestampUpdateTask = workerTask((input: { pdf: Uint8Array; fieldName: string }) =>
+  buildDocumentTimestampUpdate(input.pdf, input.fieldName),
 );

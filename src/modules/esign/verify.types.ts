@@ -31,6 +31,18 @@ export class SignatureTimestampType {
   problems!: string[];
 }
 
+@ObjectType('SignatureRevocation', {
+  simpleResolvers: true,
+  description: 'What the document’s /DSS says of the signer certificate’s revocation (PAdES B-LT).',
+})
+export class SignatureRevocationType {
+  @Field({ description: '`good`, `revoked`, `unknown`, or `unavailable` (no embedded answer about it).' })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: '`ocsp` or `crl`; null when unavailable.' })
+  source!: string | null;
+}
+
 @ObjectType('SignatureVerification', { simpleResolvers: true, description: 'One signature of a PDF, checked in-process.' })
 export class SignatureVerificationType {
   @Field({ description: 'The signature field (`/T`); in Esign sessions, the signer id.' })
@@ -81,9 +93,16 @@ export class SignatureVerificationType {
   @Field(() => SignatureTimestampType, { nullable: true, description: 'The signature time-stamp; null when there is none.' })
   timestamp!: SignatureTimestampType | null;
 
+  @Field(() => SignatureRevocationType, {
+    nullable: true,
+    description: 'Revocation of the signer certificate per the document’s /DSS; null without a /DSS.',
+  })
+  revocation!: SignatureRevocationType | null;
+
   @Field(() => String, {
     nullable: true,
-    description: 'The PAdES baseline level reached: `B-B`, `B-T` (with a valid signature time-stamp); null: none.',
+    description:
+      'The PAdES baseline level reached: `B-B`, `B-T` (a valid signature time-stamp), `B-LT` (and good revocation data in the /DSS), `B-LTA` (and a valid document time-stamp after it); null: none, and for a document time-stamp (`sub_filter` `ETSI.RFC3161`).',
   })
   pades_level!: string | null;
 

@@ -3,7 +3,14 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { EsignSession, lockTurn, signerByToken, recordSignature, Signer } from '../esign';
-import { fillSignature, timestampSignature, type PreparedSignature, type SignatureAppearance } from '../signing';
+import {
+  addLongTermValidation,
+  fillSignature,
+  timestampSignature,
+  type LongTermValidation,
+  type PreparedSignature,
+  type SignatureAppearance,
+} from '../signing';
 import { aadhaarMaterial, auditRefusedOtp, isRefusedOtp, recordAadhaarIdentity } from './aadhaar-signing';
 import { assertChecksPassed } from './checks/checks';
 import { ensurePrepared, fieldNameOf } from './prepare-document';
@@ -63,7 +70,14 @@ async function signInTurn(
     const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', { pdf: working, appearance });
     const { updated, contentsAt, contentsEnd } = update;
     const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
-    const signed = fillSignature(update, await timestampSignature(services.config.tsa, signature));
+    let signed: Uint8Array = fillSignature(update, await timestampSignature(services.config.tsa, signature));
+    // The last signature completes the document: its validation data (B-LT) and a document time-stamp (B-LTA)
+    // are added before it is recorded, so the completed PDF is the long-term one.
+    let ltv: LongTermValidation | undefined;
+    if (services.config.padesLtv && signer.position === (await tx.count(Signer, { session })) - 1) {
+      ltv = await addLongTermValidation(services, tx, signed);
+      signed = ltv.pdf;
+    }
     const issued = material.issuedCertificatePem?.();
     if (issued) recordAadhaarIdentity(signer, issued);
     recordAudit(tx, {
@@ -75,7 +89,13 @@ async function signInTurn(
     });
     await tx.flush();
     const recorded = await recordSignature(services, tx, { sessionId: session.id, signerId: signer.id, signedPdf: signed });
-    if (recorded.status === 'completed') recordAudit(tx, { session: recorded, event: 'session_completed' });
+    if (recorded.status === 'completed') {
+      recordAudit(tx, {
+        session: recorded,
+        event: 'session_completed',
+        details: ltv && { document_timestamp: ltv.documentTimestamp, revocation: ltv.revocation },
+      });
+    }
     await tx.flush();
     return recorded;
   });

@@ -13,6 +13,7 @@ export { describeCertificate, readAadhaarCertDetails, type AadhaarCertDetails } 
 export { signDetachedCms, type SigningIdentity } from './cms-sign';
 export type { EspBackend } from './esp/esp';
 export { espBackends } from './esp/sandbox-esp';
+export { addLongTermValidation, type LongTermValidation } from './ltv/long-term-validation';
 export { nameMatchScore } from './name-match';
 export { certificationRefusal, type DocMdpPermissions } from './pdf/certification';
 export type { ImagePlacement } from './pdf/prepare-for-signing';

@@ -24,7 +24,10 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import { verifyDetachedCms } from './cms-verify';
-import { verifySignatureTimestamp, type TimestampReport } from './verify-timestamp';
+import { X509Certificate, createHash } from 'node:crypto';
+import { decodePDFRawStream, PDFRawStream } from 'pdf-lib';
+import { embeddedRevocation, type RevocationStatus } from './revocation/revocation-client';
+import { verifyDocumentTimestamp, verifySignatureTimestamp, type TimestampReport } from './verify-timestamp';
 
 export interface SignatureReport {
   /** The field's full name (`/T`, parents joined with dots); '' for a field without one. */
@@ -54,10 +57,17 @@ export interface SignatureReport {
   /** The signature time-stamp (PAdES B-T), checked; null when the signature has none. */
   timestamp: TimestampReport | null;
   /**
-   * The PAdES baseline level the signature reaches: `B-B` (an ETSI.CAdES.detached signature that verifies, with
-   * its signing certificate bound), `B-T` (and a valid signature time-stamp); null when it reaches none.
+   * What the document's /DSS says of the signer certificate's revocation (an embedded OCSP response or CRL its issuer
+   * signed); null when the document has no /DSS or this is a document time-stamp.
    */
-  pades_level: 'B-B' | 'B-T' | null;
+  revocation: { status: RevocationStatus; source: 'ocsp' | 'crl' | null } | null;
+  /**
+   * The PAdES baseline level the signature reaches: `B-B` (an ETSI.CAdES.detached signature that verifies, with
+   * its signing certificate bound), `B-T` (and a valid signature time-stamp), `B-LT` (and the /DSS holds good
+   * revocation data for its signer), `B-LTA` (and a valid document time-stamp covers that); null when it reaches
+   * none, and for a document time-stamp itself.
+   */
+  pades_level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null;
   /** The signed ranges reach the end of the file: nothing was appended after this signature. */
   covers_whole_document: boolean;
   /** Where the revision this signature signs ends (ByteRange[2] + ByteRange[3]). */
@@ -98,9 +108,17 @@ export async function verifyPdfSignatures(pdf: Uint8Array, options: VerifyPdfOpt
   const pageNumbers = new Map(doc.getPages().map((page, index) => [page.ref.toString(), index + 1]));
   const updates = new UpdateReader(bytes, { fieldBySignature, pageNumbers });
 
+  const dss = validationData(doc);
   const signatures: SignatureReport[] = [];
-  for (const signature of found) signatures.push(await verifySignature(bytes, signature, updates, options));
+  for (const signature of found) signatures.push(await verifySignature(bytes, signature, updates, options, dss));
   signatures.sort((a, b) => (a.byte_range[1] ?? 0) - (b.byte_range[1] ?? 0));
+  // B-LTA: a valid document time-stamp appended after the signature's revision covers it and the /DSS.
+  for (const signature of signatures) {
+    const covered = signatures.some(
+      (stamp) => stamp.sub_filter === 'ETSI.RFC3161' && stamp.timestamp?.valid && stamp.byte_range[1]! > signature.revision_bytes,
+    );
+    if (signature.pades_level === 'B-LT' && covered) signature.pades_level = 'B-LTA';
+  }
 
   const last = signatures.at(-1);
   const all_valid =
@@ -109,11 +127,59 @@ export async function verifyPdfSignatures(pdf: Uint8Array, options: VerifyPdfOpt
   return { signatures, all_valid, document_bytes: bytes.length };
 }
 
+/** The OCSP responses and CRLs of the catalog's /DSS (PAdES B-LT); null when the document has none. */
+function validationData(doc: PDFDocument): { ocsps: Buffer[]; crls: Buffer[] } | null {
+  const dss = valueOf(doc.catalog, 'DSS');
+  if (!(dss instanceof PDFDict)) return null;
+  const streams = (key: string) => {
+    const list = valueOf(dss, key);
+    if (!(list instanceof PDFArray)) return [];
+    return list.asArray().flatMap((item) => {
+      const stream = dss.context.lookup(item);
+      try {
+        return stream instanceof PDFRawStream ? [Buffer.from(decodePDFRawStream(stream).decode())] : [];
+      } catch {
+        return [];
+      }
+    });
+  };
+  return { ocsps: streams('OCSPs'), crls: streams('CRLs') };
+}
+
+/** The certificate, among these, that issued `certificatePem` (and whose key verifies it). */
+function issuerAmong(certificatePem: string, candidates: string[]): string | undefined {
+  const certificate = new X509Certificate(certificatePem);
+  return candidates.find((pem) => {
+    try {
+      const candidate = new X509Certificate(pem);
+      return (
+        candidate.fingerprint256 !== certificate.fingerprint256 &&
+        certificate.checkIssued(candidate) &&
+        certificate.verify(candidate.publicKey)
+      );
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The /Contents of every signature and document time-stamp in the document, as found through its fields. */
+export async function signatureContents(pdf: Uint8Array): Promise<Buffer[]> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
+  const contents: Buffer[] = [];
+  for (const { dict } of signatureFields(doc)) {
+    const value = valueOf(dict, 'Contents');
+    if (value instanceof PDFHexString || value instanceof PDFString) contents.push(Buffer.from(value.asBytes()));
+  }
+  return contents;
+}
+
 async function verifySignature(
   pdf: Buffer,
   found: FoundSignature,
   updates: UpdateReader,
   options: VerifyPdfOptions,
+  dss: { ocsps: Buffer[]; crls: Buffer[] } | null,
 ): Promise<SignatureReport> {
   const { dict } = found;
   const problems: string[] = [];
@@ -153,6 +219,7 @@ async function verifySignature(
     signing_certificate_v2_valid: false,
     certificate_chain_valid: options.trustedRootsPem ? false : null,
     timestamp: null,
+    revocation: null,
     pades_level: null,
     covers_whole_document: inside && byteRange[2] + byteRange[3] === pdf.length,
     revision_bytes: inside ? byteRange[2] + byteRange[3] : 0,
@@ -169,6 +236,24 @@ async function verifySignature(
     pdf.subarray(byteRange[0], byteRange[0] + byteRange[1]),
     pdf.subarray(byteRange[2], byteRange[2] + byteRange[3]),
   ]);
+  if (report.sub_filter === 'ETSI.RFC3161') {
+    const stamp = await verifyDocumentTimestamp(
+      contents.asBytes(),
+      createHash('sha256').update(signed).digest(),
+      options.trustedRootsPem,
+    );
+    const { signatureValid, digestValid, signingCertificateV2Valid, ...timestampReport } = stamp;
+    Object.assign(report, {
+      signer_subject: stamp.tsa,
+      digest_valid: digestValid,
+      signature_valid: signatureValid,
+      signing_certificate_v2_valid: signingCertificateV2Valid,
+      certificate_chain_valid: stamp.chain_valid,
+      timestamp: timestampReport,
+    });
+    problems.push(...stamp.problems);
+    return report;
+  }
   const timestamp = await verifySignatureTimestamp(contents.asBytes(), options.trustedRootsPem);
   // A valid time-stamp proves when the signature existed: the signer's certificate must have been valid then.
   const provenTime = timestamp?.valid && timestamp.time ? new Date(timestamp.time) : undefined;
@@ -189,7 +274,13 @@ async function verifySignature(
     cms.signatureValid &&
     cms.signingCertificateV2Valid &&
     report.sub_filter === 'ETSI.CAdES.detached';
-  report.pades_level = !baseline ? null : timestamp?.valid ? 'B-T' : 'B-B';
+  if (dss && cms.signerCertificatePem) {
+    const issuer = issuerAmong(cms.signerCertificatePem, [...cms.certificatesPem, ...(options.trustedRootsPem ?? [])]);
+    report.revocation = issuer
+      ? embeddedRevocation(cms.signerCertificatePem, issuer, dss)
+      : { status: 'unavailable', source: null };
+  }
+  report.pades_level = !baseline ? null : !timestamp?.valid ? 'B-B' : report.revocation?.status === 'good' ? 'B-LT' : 'B-T';
   return report;
 }
 

@@ -75,3 +75,50 @@ export async function verifySignatureTimestamp(cms: Uint8Array, trustedRootsPem?
   report.problems = problems;
   return report;
 }
+
+/**
+ * A document time-stamp (PAdES B-LTA: a /DocTimeStamp whose /Contents is a time-stamp token over the ByteRange),
+ * checked like a signature time-stamp, against the digest of the bytes it covers.
+ */
+export async function verifyDocumentTimestamp(
+  token: Uint8Array,
+  coveredDigest: Buffer,
+  trustedRootsPem?: string[],
+): Promise<TimestampReport & { signatureValid: boolean; digestValid: boolean; signingCertificateV2Valid: boolean }> {
+  const verified = await verifyEncapsulatedCms(token, OID.tstInfo);
+  const report = {
+    time: null as string | null,
+    tsa: verified.signerSubject || null,
+    policy: null as string | null,
+    valid: false,
+    chain_valid: null as boolean | null,
+    problems: verified.problems.map((problem) => `document time-stamp: ${problem}`),
+    signatureValid: verified.signatureValid,
+    digestValid: false,
+    signingCertificateV2Valid: verified.signingCertificateV2Valid,
+  };
+  if (!verified.content) return report;
+  let info;
+  try {
+    info = decodeTstInfo(verified.content);
+  } catch (error) {
+    if (!(error instanceof DerError)) throw error;
+    report.problems.push(`document time-stamp: no valid TSTInfo (${error.message})`);
+    return report;
+  }
+  report.time = info.genTime.toISOString();
+  report.policy = info.policyOid;
+  report.digestValid = info.hashOid === OID.sha256 && info.digest.equals(coveredDigest);
+  if (!report.digestValid) report.problems.push('the document time-stamp does not stamp the bytes its ByteRange covers');
+  const timeStamping = !!(
+    verified.signerCertificatePem && new X509Certificate(verified.signerCertificatePem).keyUsage?.includes(OID.timeStamping)
+  );
+  if (!timeStamping) report.problems.push('the document time-stamp is not signed by a time-stamping certificate');
+  report.valid =
+    verified.signatureValid && verified.digestValid && verified.signingCertificateV2Valid && report.digestValid && timeStamping;
+  if (trustedRootsPem) {
+    report.chain_valid = (await verifyEncapsulatedCms(token, OID.tstInfo, { trustedRootsPem, at: info.genTime })).chainValid;
+    if (!report.chain_valid) report.problems.push('document time-stamp: the TSA does not chain to a trust anchor');
+  }
+  return report;
+}

@@ -223,6 +223,57 @@ function signField(
   field.set(PDFName.of('V'), sigRef);
 }
 
+/**
+ * PAdES B-LTA: the document time-stamp update (ISO 32000-2 12.8.5): a new, hidden signature field whose value is
+ * a /DocTimeStamp dictionary (/SubFilter /ETSI.RFC3161) with an empty /Contents, over everything before it (the
+ * /DSS included). The caller stamps the SHA-256 of the two ranges and writes the token with `fillSignature`.
+ */
+export async function buildDocumentTimestampUpdate(pdf: Uint8Array, fieldName: string): Promise<PreparedSignature> {
+  let stampRef: PDFRef | undefined;
+  const { updated, offsets } = await updateIncrementally(pdf, (doc) => {
+    const context = doc.context;
+    stampRef = context.register(
+      rawObject(
+        [
+          '<<',
+          '/Type /DocTimeStamp',
+          '/Filter /Adobe.PPKLite',
+          '/SubFilter /ETSI.RFC3161',
+          BYTE_RANGE_PLACEHOLDER,
+          `/Contents ${CONTENTS_PLACEHOLDER}`,
+          '>>',
+        ].join('\n'),
+      ),
+    );
+    const page = doc.getPage(0);
+    const fieldRef = context.register(
+      context.obj({
+        FT: 'Sig',
+        T: PDFString.of(fieldName),
+        Type: 'Annot',
+        Subtype: 'Widget',
+        Rect: [0, 0, 0, 0],
+        F: 2 | 4 | 128,
+        P: page.ref,
+        V: stampRef,
+      }),
+    );
+    const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
+    if (annots) annots.push(fieldRef);
+    else page.node.set(PDFName.of('Annots'), context.obj([fieldRef]));
+    let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+    if (!acroForm) {
+      acroForm = context.obj({ Fields: [] });
+      doc.catalog.set(PDFName.of('AcroForm'), context.register(acroForm));
+    }
+    const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
+    if (fields) fields.push(fieldRef);
+    else acroForm.set(PDFName.of('Fields'), context.obj([fieldRef]));
+    acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+  });
+  return setByteRange(updated, offsets.get(stampRef!.objectNumber)!);
+}
+
 /** Sets the ByteRange: it covers everything but the /Contents hex string of this signature. */
 function setByteRange(updated: Buffer, signatureStart: number): PreparedSignature {
   const contentsAt =

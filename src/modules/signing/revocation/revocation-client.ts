@@ -106,7 +106,7 @@ function checkOcspResponse(
   certificate: X509Certificate,
   issuerPem: string,
   serial: Buffer,
-  nonce: Buffer,
+  nonce: Buffer | null,
 ): { status: RevocationStatus; producedAt: Date } {
   const [status, responseBytes] = children(bytes, expectTag(readRoot(bytes), TAG.sequence, 'OCSPResponse'), 2);
   const code = contentOf(bytes, expectTag(status, 0x0a, 'responseStatus'))[0];
@@ -147,10 +147,11 @@ function checkOcspResponse(
     const [, , issuerKeyHash, responseSerial] = children(basic, expectTag(certIdTlv, TAG.sequence, 'CertID'), 4);
     if (!raw(basic, responseSerial!).equals(serial) || !contentOf(basic, issuerKeyHash!).equals(keyHash)) continue;
     const nextUpdate = rest.find((part) => part.tag === TAG.context0);
-    const now = Date.now();
-    if (nextUpdate && readTime(raw(basic, children(basic, nextUpdate)[0]!)).getTime() < now)
+    // Fetched now, an answer must be current; embedded in a document, it proves the status when it was produced.
+    if (nonce && nextUpdate && readTime(raw(basic, children(basic, nextUpdate)[0]!)).getTime() < Date.now()) {
       throw new Error('the answer is out of date');
-    checkNonce(basic, extensions, nonce);
+    }
+    if (nonce) checkNonce(basic, extensions, nonce);
     const state: RevocationStatus = certStatus!.tag === 0x80 ? 'good' : certStatus!.tag === 0xa1 ? 'revoked' : 'unknown';
     return { status: state, producedAt: readTime(raw(basic, thisUpdate!)) ?? readTime(raw(basic, producedAt!)) };
   }
@@ -176,31 +177,35 @@ async function checkCrl(certificate: X509Certificate, issuerPem: string, url: st
     bytes = Buffer.from(bytes.toString('latin1').replace(/-----[^-]+-----|\s+/g, ''), 'base64');
   }
   try {
-    const [tbs, , signatureBits] = children(bytes, expectTag(readRoot(bytes), TAG.sequence, 'CertificateList'), 3);
-    const tbsBytes = raw(bytes, expectTag(tbs, TAG.sequence, 'tbsCertList'));
-    const signature = contentOf(bytes, expectTag(signatureBits, TAG.bitString, 'signature')).subarray(1);
-    const issuer = new X509Certificate(issuerPem);
-    if (!createVerify('sha256').update(tbsBytes).verify(issuer.publicKey, signature)) throw new Error('not signed by the issuer');
+    const [tbs] = children(bytes, expectTag(readRoot(bytes), TAG.sequence, 'CertificateList'), 3);
     const fields = children(bytes, tbs!, 8);
     if (fields[0]?.tag === TAG.integer) fields.shift(); // version
-    const [, , thisUpdate, next, revoked] = fields;
-    const nextUpdate = next && (next.tag === TAG.utcTime || next.tag === TAG.generalizedTime) ? next : undefined;
-    if (nextUpdate && readTime(raw(bytes, nextUpdate)).getTime() < Date.now()) throw new Error('the CRL is out of date');
-    const list = nextUpdate ? revoked : next;
-    const { serial } = issuerAndSerial(certificate.raw);
-    const isRevoked =
-      list?.tag === TAG.sequence &&
-      children(bytes, list, 1_000_000).some((entry) => raw(bytes, children(bytes, entry)[0]!).equals(serial));
-    return {
-      status: isRevoked ? ('revoked' as const) : ('good' as const),
-      source: 'crl' as const,
-      data: bytes,
-      producedAt: readTime(raw(bytes, thisUpdate!)),
-    };
+    const status = crlStatus(bytes, certificate, issuerPem, true);
+    return { status, source: 'crl' as const, data: bytes, producedAt: readTime(raw(bytes, fields[2]!)) };
   } catch (error) {
     if (error instanceof DerError) throw new Error(`not a CRL: ${error.message}`);
     throw error;
   }
+}
+
+/** `good` or `revoked` by a CRL the issuer signed; throws when it is not such a CRL (or, `current`, out of date). */
+function crlStatus(bytes: Buffer, certificate: X509Certificate, issuerPem: string, current: boolean): 'good' | 'revoked' {
+  const [tbs, , signatureBits] = children(bytes, expectTag(readRoot(bytes), TAG.sequence, 'CertificateList'), 3);
+  const tbsBytes = raw(bytes, expectTag(tbs, TAG.sequence, 'tbsCertList'));
+  const signature = contentOf(bytes, expectTag(signatureBits, TAG.bitString, 'signature')).subarray(1);
+  const issuer = new X509Certificate(issuerPem);
+  if (!createVerify('sha256').update(tbsBytes).verify(issuer.publicKey, signature)) throw new Error('not signed by the issuer');
+  const fields = children(bytes, tbs!, 8);
+  if (fields[0]?.tag === TAG.integer) fields.shift(); // version
+  const [, , , next, revoked] = fields;
+  const nextUpdate = next && (next.tag === TAG.utcTime || next.tag === TAG.generalizedTime) ? next : undefined;
+  if (current && nextUpdate && readTime(raw(bytes, nextUpdate)).getTime() < Date.now()) throw new Error('the CRL is out of date');
+  const list = nextUpdate ? revoked : next;
+  const { serial } = issuerAndSerial(certificate.raw);
+  const isRevoked =
+    list?.tag === TAG.sequence &&
+    children(bytes, list, 1_000_000).some((entry) => raw(bytes, children(bytes, entry)[0]!).equals(serial));
+  return isRevoked ? 'revoked' : 'good';
 }
 
 /** The URIs of the certificate's cRLDistributionPoints (fullName URIs only). */
@@ -249,4 +254,32 @@ async function fetchBounded(url: string, options: FetchOptions, limit: number, i
     chunks.push(Buffer.from(part.value));
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * What a document's /DSS says of a certificate: the first embedded OCSP response about it that its issuer (or a
+ * delegated responder) signed, else the first CRL its issuer signed. Historical: no freshness, no nonce.
+ */
+export function embeddedRevocation(
+  certificatePem: string,
+  issuerPem: string,
+  evidence: { ocsps: Buffer[]; crls: Buffer[] },
+): { status: RevocationStatus; source: 'ocsp' | 'crl' | null } {
+  const certificate = new X509Certificate(certificatePem);
+  const { serial } = issuerAndSerial(certificate.raw);
+  for (const response of evidence.ocsps) {
+    try {
+      return { status: checkOcspResponse(response, certificate, issuerPem, serial, null).status, source: 'ocsp' };
+    } catch {
+      // about another certificate, or not evidence at all
+    }
+  }
+  for (const crl of evidence.crls) {
+    try {
+      return { status: crlStatus(crl, certificate, issuerPem, false), source: 'crl' };
+    } catch {
+      // another issuer's list
+    }
+  }
+  return { status: 'unavailable', source: null };
 }

@@ -11,8 +11,17 @@ import { TsaError, tsaStamper } from './tsa-client';
  */
 export async function timestampSignature(tsa: AppConfig['tsa'], cms: Uint8Array): Promise<Uint8Array> {
   if (!tsa) return cms;
+  return unavailableWithoutToken(() => addSignatureTimestamp(cms, tsaStamper(tsa)));
+}
+
+/** A time-stamp token over a SHA-256 digest (a document time-stamp), with the same failure as above. */
+export function stampDigest(tsa: NonNullable<AppConfig['tsa']>, digest: Buffer): Promise<Buffer> {
+  return unavailableWithoutToken(() => tsaStamper(tsa)(digest));
+}
+
+async function unavailableWithoutToken<T>(stamp: () => Promise<T>): Promise<T> {
   try {
-    return await addSignatureTimestamp(cms, tsaStamper(tsa));
+    return await stamp();
   } catch (error) {
     if (!(error instanceof TsaError)) throw error;
     throw new AppError('service_unavailable', {

@@ -1,0 +1,135 @@
+/**
+ * PAdES B-LT and B-LTA for a finished document (ETSI EN 319 142-1 5.4 and 5.5): every certificate of every
+ * signature's and time-stamp's chain, with revocation data for each one below its root (OCSP, else CRL), goes into
+ * a /DSS update; then a document time-stamp covers the whole file, the /DSS included. The document then carries
+ * what a verifier needs, offline, after every certificate in it has expired.
+ *
+ * Parsing the document and writing the updates run in the worker pool (its bytes may be anyone's); fetching
+ * revocation data and the time-stamp are network calls made here. A certificate whose revocation cannot be
+ * learned is reported (`unavailable`), never silently skipped; the document is completed all the same.
+ */
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { assertPublicTarget } from '../../../platform/net/public-targets';
+import type { AppServices } from '../../../platform/services';
+import { OID } from '../cms-algorithms';
+import { parseSignedData } from '../cms-parse';
+import { DerError } from '../der';
+import type { ValidationData } from '../pdf/dss';
+import { fillSignature, type PreparedSignature } from '../pdf/sign-incrementally';
+import { fetchRevocation, type RevocationEvidence } from '../revocation/revocation-client';
+import { trustAnchorsPem } from '../trust-anchors';
+import { stampDigest } from '../tsa/timestamp-signature';
+
+export interface LongTermValidation {
+  pdf: Uint8Array;
+  /** Each certificate below a root, with what was learned of its revocation. */
+  revocation: {
+    subject: string;
+    status: RevocationEvidence['status'];
+    source: RevocationEvidence['source'];
+    problems: string[];
+  }[];
+  /** Whether a document time-stamp was added (B-LTA): not without a TSA. */
+  documentTimestamp: boolean;
+}
+
+const REVOCATION_TIMEOUT_MS = 10_000;
+
+export async function addLongTermValidation(
+  services: AppServices,
+  em: EntityManager,
+  pdf: Uint8Array,
+): Promise<LongTermValidation> {
+  const contents = await services.untrusted.run<Uint8Array[]>('signatureContentsTask', { pdf });
+  const anchors = (await trustAnchorsPem(services, em)).map((pem) => new X509Certificate(pem));
+  const carried = contents.flatMap(certificatesIn);
+  const known = dedupe([...carried, ...anchors]);
+
+  // Every chain, from each carried certificate up to a root, through what is known.
+  const inChains = new Map<string, X509Certificate>();
+  const issuerOf = new Map<string, X509Certificate>();
+  for (const certificate of carried) {
+    for (let at: X509Certificate | undefined = certificate, depth = 0; at && depth < 10; depth++) {
+      if (inChains.has(at.fingerprint256)) break;
+      inChains.set(at.fingerprint256, at);
+      const current: X509Certificate = at;
+      if (isSelfIssued(current)) break;
+      const issuer = known.find(
+        (candidate) => candidate !== current && current.checkIssued(candidate) && current.verify(candidate.publicKey),
+      );
+      if (issuer) issuerOf.set(current.fingerprint256, issuer);
+      at = issuer;
+    }
+  }
+
+  const allowTarget = services.config.env === 'production' ? assertPublicTarget : async () => undefined;
+  const ocsps: Buffer[] = [];
+  const crls = new Map<string, Buffer>();
+  const revocation: LongTermValidation['revocation'] = [];
+  for (const certificate of inChains.values()) {
+    if (isSelfIssued(certificate)) continue;
+    const issuer = issuerOf.get(certificate.fingerprint256);
+    const evidence: RevocationEvidence = issuer
+      ? await fetchRevocation(certificate.toString(), issuer.toString(), { timeoutMs: REVOCATION_TIMEOUT_MS, allowTarget })
+      : {
+          status: 'unavailable',
+          source: null,
+          data: null,
+          producedAt: null,
+          problems: ['its issuer is not in the document nor a trust anchor'],
+        };
+    if (evidence.source === 'ocsp') ocsps.push(evidence.data!);
+    if (evidence.source === 'crl') crls.set(createHash('sha256').update(evidence.data!).digest('hex'), evidence.data!);
+    revocation.push({
+      subject: certificate.subject.replace(/\n/g, ', '),
+      status: evidence.status,
+      source: evidence.source,
+      problems: evidence.problems,
+    });
+  }
+
+  const data: ValidationData = {
+    certificates: [...inChains.values()].map((certificate) => certificate.raw),
+    ocsps,
+    crls: [...crls.values()],
+  };
+  let updated = await services.untrusted.run<Uint8Array>('appendValidationDataTask', { pdf, data });
+
+  // B-LTA: a document time-stamp over the whole file, the /DSS included.
+  const tsa = services.config.tsa;
+  if (tsa) {
+    const prepared = await services.untrusted.run<PreparedSignature>('buildDocumentTimestampUpdateTask', {
+      pdf: updated,
+      fieldName: `DocTimeStamp-${randomBytes(6).toString('hex')}`,
+    });
+    const digest = createHash('sha256')
+      .update(prepared.updated.subarray(0, prepared.contentsAt))
+      .update(prepared.updated.subarray(prepared.contentsEnd))
+      .digest();
+    updated = fillSignature(prepared, await stampDigest(tsa, digest));
+  }
+  return { pdf: updated, revocation, documentTimestamp: !!tsa };
+}
+
+/** The certificates a CMS carries, and those of its signature time-stamp token. */
+function certificatesIn(cms: Uint8Array): X509Certificate[] {
+  try {
+    const parsed = parseSignedData(cms);
+    const token = parsed.signerInfo.unsignedAttributes.get(OID.signatureTimeStampToken)?.[0];
+    return [...parsed.certificates, ...(token ? parseSignedData(token).certificates : [])];
+  } catch (error) {
+    if (error instanceof DerError) return [];
+    throw error;
+  }
+}
+
+function isSelfIssued(certificate: X509Certificate): boolean {
+  return certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
+}
+
+function dedupe(certificates: X509Certificate[]): X509Certificate[] {
+  const byPrint = new Map<string, X509Certificate>();
+  for (const certificate of certificates) byPrint.set(certificate.fingerprint256, certificate);
+  return [...byPrint.values()];
+}
