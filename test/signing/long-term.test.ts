@@ -1,35 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
 import { createSession, sessionBody, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
+import { hasOpenssl, openssl } from '../helpers/openssl';
 import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck } from '../helpers/pdf-signatures';
 import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
-
-const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
-
-async function openssl(args: string[], files: Record<string, string | Buffer>): Promise<string> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'ltv-'));
-  try {
-    for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-    return await new Promise((resolve, reject) => {
-      const child = spawn('openssl', args, { cwd: dir });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', () => resolve(output));
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** The streams of the catalog's /DSS, decoded. */
 async function dssOf(pdf: Buffer): Promise<Record<'Certs' | 'OCSPs' | 'CRLs', Buffer[]>> {
@@ -122,7 +100,7 @@ describe('PAdES B-LT and B-LTA on completion (PADES_LTV=true)', () => {
     expect(dss.CRLs).toHaveLength(0);
     if (hasOpenssl) {
       for (const response of dss.OCSPs) {
-        const text = await openssl(['ocsp', '-respin', 'r.der', '-resp_text', '-CAfile', 'root.pem', '-no_nonce'], {
+        const { output: text } = await openssl(['ocsp', '-respin', 'r.der', '-resp_text', '-CAfile', 'root.pem', '-no_nonce'], {
           'r.der': response,
           'root.pem': rootPem,
         });
@@ -144,10 +122,13 @@ describe('PAdES B-LT and B-LTA on completion (PADES_LTV=true)', () => {
     const token = Buffer.from(finalPdf.toString('latin1', b + 1, c - 1), 'hex');
     const end =
       2 + (token[1]! & 0x80 ? token[1]! & 0x7f : 0) + (token[1]! & 0x80 ? token.readUIntBE(2, token[1]! & 0x7f) : token[1]!);
-    const verdict = await openssl(['ts', '-verify', '-token_in', '-in', 'token.der', '-digest', digest, '-CAfile', 'root.pem'], {
-      'token.der': token.subarray(0, end),
-      'root.pem': rootPem,
-    });
+    const { output: verdict } = await openssl(
+      ['ts', '-verify', '-token_in', '-in', 'token.der', '-digest', digest, '-CAfile', 'root.pem'],
+      {
+        'token.der': token.subarray(0, end),
+        'root.pem': rootPem,
+      },
+    );
     expect(verdict).toContain('Verification: OK');
   });
 

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
 import { createSession, sessionBody, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
+import { hasOpenssl, openssl } from '../helpers/openssl';
 import { signaturesOf } from '../helpers/pdf-signatures';
 import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { platformSigningIdentity } from '../../src/modules/signing/platform-identity';
@@ -14,32 +15,6 @@ import { sandboxTsaIdentity } from '../../src/modules/signing/tsa/sandbox-tsa';
 import { createRootCa, issueSigningCertificate } from '../../src/modules/signing/certificates';
 import { fetchRevocation } from '../../src/modules/signing/revocation/revocation-client';
 import { assertPublicTarget } from '../../src/platform/net/public-targets';
-
-const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
-
-/**
- * Runs openssl in a scratch directory holding `files`: its exit status and everything it printed. Asynchronous:
- * openssl may call the app, which answers from this very process.
- */
-async function openssl(
-  args: string[],
-  files: Record<string, string | Buffer>,
-): Promise<{ status: number | null; output: string }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'revocation-'));
-  try {
-    for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-    return await new Promise((resolve, reject) => {
-      const child = spawn('openssl', args, { cwd: dir });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, output }));
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe.skipIf(!hasOpenssl)('the sandbox CA publishes CRLs and answers OCSP, and its certificates say where', () => {
   let app: TestApp;

@@ -56,16 +56,7 @@ export async function verifyDetachedCms(
   options: CmsVerifyOptions = {},
 ): Promise<CmsVerification> {
   const roots = options.trustedRootsPem?.map((pem) => new X509Certificate(pem));
-  const result: CmsVerification = {
-    signatureValid: false,
-    digestValid: false,
-    signerSubject: '',
-    signerCertificatePem: '',
-    certificatesPem: [],
-    chainValid: roots ? false : null,
-    signingCertificateV2Valid: false,
-    problems: [],
-  };
+  const result = nothingVerified(roots);
   try {
     verifyInto(result, parseSignedData(cms), asBuffer(content), roots, options.at, OID.data);
   } catch (error) {
@@ -86,17 +77,7 @@ export async function verifyEncapsulatedCms(
   options: CmsVerifyOptions = {},
 ): Promise<CmsVerification & { content: Buffer | null }> {
   const roots = options.trustedRootsPem?.map((pem) => new X509Certificate(pem));
-  const result: CmsVerification & { content: Buffer | null } = {
-    signatureValid: false,
-    digestValid: false,
-    signerSubject: '',
-    signerCertificatePem: '',
-    certificatesPem: [],
-    chainValid: roots ? false : null,
-    signingCertificateV2Valid: false,
-    problems: [],
-    content: null,
-  };
+  const result: CmsVerification & { content: Buffer | null } = { ...nothingVerified(roots), content: null };
   try {
     const parsed = parseSignedData(cms);
     if (!parsed.eContent) result.problems.push('the CMS carries no content');
@@ -109,6 +90,20 @@ export async function verifyEncapsulatedCms(
     result.problems.push(`malformed CMS: ${error.message}`);
   }
   return result;
+}
+
+/** Where every verification starts: nothing holds until shown (the chain is unchecked without roots). */
+function nothingVerified(roots: X509Certificate[] | undefined): CmsVerification {
+  return {
+    signatureValid: false,
+    digestValid: false,
+    signerSubject: '',
+    signerCertificatePem: '',
+    certificatesPem: [],
+    chainValid: roots ? false : null,
+    signingCertificateV2Valid: false,
+    problems: [],
+  };
 }
 
 function verifyInto(
