@@ -14,6 +14,7 @@ import { printTable, type BenchRow } from './measure';
 import { nestedGraphqlBenchmarks } from './nested-graphql.bench';
 import { procurementBenchmarks } from './procurement.bench';
 import { readBenchmarks } from './reads.bench';
+import { longTermBenchmarks } from './long-term.bench';
 import { signingBenchmarks } from './signing.bench';
 import { subscriptionBenchmarks } from './subscriptions.bench';
 import { untrustedWorkBenchmarks } from './untrusted-work.bench';
@@ -26,6 +27,7 @@ const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
   ['procurement and queue', procurementBenchmarks],
   ['uploads', uploadBenchmarks],
   ['signing', () => signingBenchmarks()],
+  ['long-term signatures', () => longTermBenchmarks()],
   ['subscriptions', subscriptionBenchmarks],
   ['contention', contentionBenchmarks],
   ['untrusted work', untrustedWorkBenchmarks],

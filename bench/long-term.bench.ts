@@ -1,0 +1,193 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHash, randomBytes } from 'node:crypto';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { createRootCa, issueSigningCertificate } from '../src/modules/signing/certificates';
+import { signDetachedCms, type SigningIdentity } from '../src/modules/signing/cms-sign';
+import { appendValidationData } from '../src/modules/signing/pdf/dss';
+import { prepareForSigning } from '../src/modules/signing/pdf/prepare-for-signing';
+import { buildDocumentTimestampUpdate, fillSignature, signIncrementally } from '../src/modules/signing/pdf/sign-incrementally';
+import { decodeOcspRequest, encodeOcspResponse } from '../src/modules/signing/revocation/revocation-protocol';
+import { fetchRevocation } from '../src/modules/signing/revocation/revocation-client';
+import { addSignatureTimestamp } from '../src/modules/signing/tsa/signature-timestamp';
+import { answerTimestampRequest } from '../src/modules/signing/tsa/sandbox-tsa';
+import { tsaStamper } from '../src/modules/signing/tsa/tsa-client';
+import { verifyPdfSignatures } from '../src/modules/signing/verify-document';
+import type { BenchRow } from './measure';
+
+/** A PDF of about `megabytes` MB with `fields` signature fields: text pages and incompressible image data. */
+async function preparedDocument(megabytes: number, fields: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const pages = Math.max(3, megabytes * 2);
+  const perPage = Math.floor((megabytes * 1024 * 1024) / pages);
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage([595, 842]);
+    page.drawText(`Page ${i + 1}`, { x: 50, y: 780, size: 14, font });
+    const side = Math.floor(Math.sqrt(perPage / 3));
+    const image = doc.context.stream(randomBytes(side * side * 3), {
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: side,
+      Height: side,
+      ColorSpace: 'DeviceRGB',
+      BitsPerComponent: 8,
+    });
+    page.node.setXObject(PDFName.of(`Im${i}`), doc.context.register(image));
+  }
+  const base = await doc.save({ useObjectStreams: false });
+  return prepareForSigning(
+    base,
+    Array.from({ length: fields }, (_, i) => ({
+      fieldName: `signer-${i}`,
+      signatureBoxes: [{ page: 0, x: 40 + (i % 3) * 180, y: 100 + Math.floor(i / 3) * 60, width: 170, height: 50 }],
+    })),
+  );
+}
+
+/** A local TSA and OCSP responder, as the service's sandbox answers them, reached over HTTP. */
+async function peers(root: SigningIdentity, tsa: SigningIdentity) {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.url === '/tsa')
+        res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(answerTimestampRequest(tsa, body));
+      else {
+        const request = decodeOcspRequest(body);
+        res
+          .writeHead(200, { 'content-type': 'application/ocsp-response' })
+          .end(encodeOcspResponse(root, request.certIds, { now: new Date(), hours: 24, nonce: request.nonce }));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function median(runs: number, measure: () => Promise<number>): Promise<number> {
+  await measure();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await measure());
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const began = process.hrtime.bigint();
+  const value = await work();
+  return { ms: Number(process.hrtime.bigint() - began) / 1e6, value };
+}
+
+/**
+ * What trusted time and long-term validation cost (issue 18): a signature with its RFC 3161 time-stamp (B-T) against
+ * the same signature without (B-B) on the same 10 MB document, the long-term step of a completion (revocation
+ * data, /DSS, document time-stamp), the bytes each adds, and verifying a 50 MB document of 10 signatures.
+ */
+export async function longTermBenchmarks(): Promise<BenchRow[]> {
+  const root = createRootCa('Bench Root', 'Bench');
+  const tsaCertificate = issueSigningCertificate(
+    root,
+    { commonName: 'Bench TSA' },
+    { notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000) },
+    { purpose: 'timestamps' },
+  );
+  const rootIdentity = { ...root, chainPems: [] };
+  const tsa = { ...tsaCertificate, chainPems: [root.certificatePem] };
+  const { server, url } = await peers(rootIdentity, tsa);
+  const signerCertificate = issueSigningCertificate(
+    root,
+    { commonName: 'Bench Signer' },
+    { notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000) },
+    { revocation: { ocspUrl: `${url}/ocsp`, crlUrl: `${url}/crl` } },
+  );
+  const signer: SigningIdentity = { ...signerCertificate, chainPems: [root.certificatePem] };
+  const stamper = tsaStamper({ url: `${url}/tsa`, timeoutMs: 10_000, retries: 0 });
+  const rows: BenchRow[] = [];
+  try {
+    const pdf = await preparedDocument(10, 1);
+    const sign = (timestamp: boolean) =>
+      signIncrementally(pdf, {
+        fieldName: 'signer-0',
+        signerName: 'Bench Signer',
+        time: new Date(),
+        appearanceLines: ['Digitally signed by Bench Signer'],
+        sign: async (ranges) => {
+          const cms = await signDetachedCms(ranges, signer);
+          return timestamp ? addSignatureTimestamp(cms, stamper) : cms;
+        },
+      });
+    const plain = await median(5, async () => (await timed(() => sign(false))).ms);
+    const stamped = await median(5, async () => (await timed(() => sign(true))).ms);
+    const cmsBytes = async (timestamp: boolean) => {
+      const cms = await signDetachedCms([Buffer.from('x')], signer);
+      return (timestamp ? await addSignatureTimestamp(cms, stamper) : cms).length;
+    };
+    const [plainBytes, stampedBytes] = [await cmsBytes(false), await cmsBytes(true)];
+    rows.push({
+      name: 'signature + RFC 3161 time-stamp (B-T) on a 10 MB PDF, TSA over local HTTP',
+      figure: `${stamped.toFixed(1)} ms; the CMS grows by ${stampedBytes - plainBytes} bytes (${plainBytes} -> ${stampedBytes})`,
+      baseline: `${plain.toFixed(1)} ms the same signature without (B-B)`,
+      ratio: stamped / plain,
+    });
+
+    // The completion's long-term step on the signed document: revocation data, the /DSS update, the document time-stamp.
+    const signed = await sign(true);
+    const longTerm = async () => {
+      const evidence = await fetchRevocation(signer.certificatePem, root.certificatePem, {
+        timeoutMs: 10_000,
+        allowTarget: async () => undefined,
+      });
+      const withDss = await appendValidationData(signed, {
+        certificates: [signer.certificatePem, root.certificatePem, tsa.certificatePem].map((pem) =>
+          Buffer.from(pem.replace(/-----[^-]+-----|\s+/g, ''), 'base64'),
+        ),
+        ocsps: evidence.data ? [evidence.data] : [],
+        crls: [],
+      });
+      const prepared = await buildDocumentTimestampUpdate(withDss, 'DocTimeStamp-bench');
+      const digest = createHash('sha256')
+        .update(prepared.updated.subarray(0, prepared.contentsAt))
+        .update(prepared.updated.subarray(prepared.contentsEnd))
+        .digest();
+      return fillSignature(prepared, await stamper(digest));
+    };
+    const final = await longTerm();
+    const ltv = await median(5, async () => (await timed(longTerm)).ms);
+    rows.push({
+      name: 'long-term step on completion (OCSP, /DSS update, document time-stamp), 10 MB PDF',
+      figure: `${ltv.toFixed(1)} ms; adds ${final.length - signed.length} bytes`,
+      baseline: `${stamped.toFixed(1)} ms one B-T signature of the same document`,
+      ratio: ltv / stamped,
+    });
+
+    // Verification: linear in the file, ten revisions of a 50 MB document.
+    let big: Uint8Array = await preparedDocument(50, 10);
+    for (let i = 0; i < 10; i++) {
+      big = await signIncrementally(big, {
+        fieldName: `signer-${i}`,
+        signerName: `Signer ${i}`,
+        time: new Date(),
+        appearanceLines: [`Signer ${i}`],
+        sign: async (ranges) => addSignatureTimestamp(await signDetachedCms(ranges, signer), stamper),
+      });
+    }
+    const verify = await median(
+      3,
+      async () => (await timed(() => verifyPdfSignatures(big, { trustedRootsPem: [root.certificatePem] }))).ms,
+    );
+    const load = await median(3, async () => (await timed(() => PDFDocument.load(big, { updateMetadata: false }))).ms);
+    const report = await verifyPdfSignatures(big, { trustedRootsPem: [root.certificatePem] });
+    rows.push({
+      name: `verify a ${(big.length / 1024 / 1024).toFixed(1)} MB PDF of 10 time-stamped signatures (10 revisions)`,
+      figure: `${verify.toFixed(0)} ms, all_valid ${report.all_valid}, ${report.signatures.filter((s) => s.pades_level === 'B-T').length} at B-T`,
+      baseline: `${load.toFixed(0)} ms pdf-lib load of the same file`,
+      ratio: verify / load,
+      floor: '< 2000 ms',
+      ok: verify < 2000 && report.all_valid,
+    });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  return rows;
+}
