@@ -68,7 +68,7 @@ const envSchema = z.object({
   /** The CA certificates signatures are judged against: a PEM bundle file, or the PEM text itself. */
   TRUST_ANCHORS: optionalString,
   /** PAdES B-LT/B-LTA on completion: validation data (/DSS) and a document time-stamp. */
-  PADES_LTV: bool.default(false),
+  PADES_LTV: bool.default(true),
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
   ALLOW_SANDBOX_ESP: bool.default(false),

@@ -475,7 +475,9 @@ const REST: Record<string, RestSpec> = {
     call: (ids) => ({ method: 'GET', path: '/esign/verify', query: { client_id: ids.completed } }),
     owner: (data, ids) => {
       expect(data.client_id).toBe(ids.completed);
-      expect(data.signatures).toHaveLength(1);
+      // The one signature, then the document time-stamp the completion added (PADES_LTV).
+      expect(data.signatures).toHaveLength(2);
+      expect(data.signatures[1].field_name).toMatch(/^DocTimeStamp-/);
       expect(data.all_valid).toBe(true);
     },
     foreign: { refused: ESIGN_NOT_FOUND },

@@ -83,7 +83,11 @@ describe('work on uploaded bytes runs in the worker pool', () => {
     const report = await verify;
     expect(report.status, JSON.stringify(report.body)).toBe(200);
     expect(report.body.data).toMatchObject({ all_valid: true });
-    expect(report.body.data!.signatures).toHaveLength(1);
+    // The signature, then the completion's document time-stamp (PADES_LTV), also added in the pool.
+    expect(report.body.data!.signatures).toMatchObject([
+      { sub_filter: 'ETSI.CAdES.detached', pades_level: 'B-LTA' },
+      { sub_filter: 'ETSI.RFC3161', pades_level: null, covers_whole_document: true },
+    ]);
     expect(finished).toEqual(['health', 'verify']);
   });
 

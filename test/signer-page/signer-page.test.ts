@@ -10,7 +10,7 @@ import { DESKTOP, PHONE, hasChromium, seriousAxeViolations, useBrowser, watchPag
 import { rest } from '../helpers/clients';
 import { createSession, sessionBody, signatureAt, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';
 import { makePng } from '../helpers/fixtures';
-import { signaturesOf } from '../helpers/pdf-signatures';
+import { longTermTailProblems, signaturesOf } from '../helpers/pdf-signatures';
 
 const SANDBOX_AADHAAR = '234123412346';
 const resolve = createRequire(__filename).resolve;
@@ -270,6 +270,8 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       const signatures = await signaturesOf(downloaded);
       expect(signatures).toHaveLength(1);
       expect(signatures[0].verification.signatureValid && signatures[0].verification.digestValid).toBe(true);
+      // The completed document: the signature, then only the long-term updates (a /DSS, a document time-stamp).
+      expect(await longTermTailProblems(downloaded)).toEqual([]);
       expect((await details(session.client_id)).status).toBe('completed');
       expect(errors).toEqual([]);
     } finally {

@@ -13,7 +13,15 @@ import {
   type SessionJson,
 } from '../helpers/factories';
 import { corpusFile, corpusPdfs } from '../helpers/fixtures';
-import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck, signaturesOf } from '../helpers/pdf-signatures';
+import {
+  documentTimestampsOf,
+  hasPdfsig,
+  hasQpdf,
+  longTermTailProblems,
+  pdfsigReport,
+  qpdfCheck,
+  signaturesOf,
+} from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
 import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 
@@ -179,8 +187,12 @@ describe('incremental updates: earlier signatures survive', () => {
     }
   }
 
-  /** Every signature valid (in-process, pdfsig), the last over the whole file; qpdf finds nothing; pdf-lib reads it. */
-  async function expectAllValid(pdf: Buffer, signatures: number): Promise<void> {
+  /**
+   * Every signature valid (in-process, pdfsig), every document time-stamp valid (in-process: pdfsig cannot check
+   * one), the last signature over everything but the long-term updates (a /DSS and a document time-stamp over the
+   * whole file); qpdf finds nothing; pdf-lib reads it.
+   */
+  async function expectAllValid(pdf: Buffer, signatures: number, timestamps: number): Promise<void> {
     const embedded = await signaturesOf(pdf);
     expect(embedded).toHaveLength(signatures);
     for (const signature of embedded) {
@@ -189,12 +201,17 @@ describe('incremental updates: earlier signatures survive', () => {
         signature.verification.problems.join('; '),
       ).toBe(true);
     }
-    expect(embedded.at(-1)!.coversWholeFile).toBe(true);
+    const stamps = await documentTimestampsOf(pdf);
+    expect(stamps).toHaveLength(timestamps);
+    for (const stamp of stamps) expect(stamp.verification.valid, stamp.verification.problems.join('; ')).toBe(true);
+    expect(await longTermTailProblems(pdf)).toEqual([]);
     if (hasPdfsig) {
       const report = pdfsigReport(pdf);
-      expect(report).toHaveLength(signatures);
-      expect(report.map((entry) => entry.valid)).toEqual(report.map(() => true));
-      expect(report.at(-1)!.total).toBe(true);
+      expect(report).toHaveLength(signatures + timestamps);
+      const signed = report.filter((entry) => entry.kind === 'signature');
+      expect(signed).toHaveLength(signatures);
+      expect(signed.map((entry) => entry.valid)).toEqual(signed.map(() => true));
+      expect(report.at(-1)).toMatchObject({ kind: 'document-timestamp', total: true });
     }
     if (hasQpdf) qpdfCheck(pdf);
     await PDFDocument.load(pdf);
@@ -209,7 +226,8 @@ describe('incremental updates: earlier signatures survive', () => {
     const revisions = await signAll(response.body.data!, signTypes);
     expectPrefixes(uploaded, revisions);
     const final = revisions.at(-1)!;
-    await expectAllValid(final, earlier + signTypes.length);
+    // A completed session's document (uploaded again) already ends with a document time-stamp; this one adds its own.
+    await expectAllValid(final, earlier + signTypes.length, (await documentTimestampsOf(uploaded)).length + 1);
     expect((await PDFDocument.load(final)).getPageCount()).toBe(pages + (layout.stamp ? 1 : 0));
     return final;
   }

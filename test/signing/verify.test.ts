@@ -8,7 +8,7 @@ import { gql, rest, type Envelope } from '../helpers/clients';
 import { createSession, sessionBody, signatureAt, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';
 import { SANDBOX_TSA_POLICY } from '../../src/modules/signing/tsa/sandbox-tsa';
 import { createRootCa } from '../../src/modules/signing/certificates';
-import { hasQpdf, qpdfCheck } from '../helpers/pdf-signatures';
+import { hasQpdf, longTermTailProblems, qpdfCheck } from '../helpers/pdf-signatures';
 
 /** The text esign/details answers for a session that is not the caller's. */
 const SESSION_NOT_FOUND = 'Esign client with the given client_id not found';
@@ -117,9 +117,10 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     expect(signedReport.file_id).toBe(details.body.data!.current_pdf_file_id);
     expect(signedReport.document_bytes).toBe(finalPdf.length);
     expect(signedReport.all_valid).toBe(true);
-    const [first, second] = signedReport.signatures;
-    expect(signedReport.signatures).toHaveLength(2);
-    for (const [index, signature] of signedReport.signatures.entries()) {
+    // Both signatures, then the document time-stamp the completion added (PADES_LTV, on by default).
+    const [first, second, stamp] = signedReport.signatures;
+    expect(signedReport.signatures).toHaveLength(3);
+    for (const [index, signature] of [first, second].entries()) {
       expect(signature, signature.problems.join('; ')).toMatchObject({
         field_name: session.signers[index].signer_id,
         signer_name: index === 0 ? 'Asha Rao' : 'Ravi Kumar',
@@ -140,7 +141,9 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
           chain_valid: true,
           problems: [],
         },
-        pades_level: 'B-T',
+        // The completion's /DSS holds good OCSP answers for the chain, and a document time-stamp covers it.
+        revocation: { status: 'good', source: 'ocsp' },
+        pades_level: 'B-LTA',
         problems: [],
       });
       // The proven time is the TSA's, within seconds of the signer's claim (/M).
@@ -151,13 +154,41 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     expect(first.revision_bytes).toBeLessThan(finalPdf.length);
     expect(first.revision_bytes).toBe(first.byte_range[2] + first.byte_range[3]);
     expect(finalPdf.subarray(first.revision_bytes - 6, first.revision_bytes).toString('latin1')).toBe('%%EOF\n');
-    expect(first.changes_after).toContain(`signature of field ${session.signers[1].signer_id} added`);
-    expect(first.changes_after.some((change) => /^appearance of annotation \d+ 0 R changed$/.test(change))).toBe(true);
-    expect(first.changes_after.some((change) => change.startsWith('page '))).toBe(false);
-    expect(second.covers_whole_document).toBe(true);
-    expect(second.revision_bytes).toBe(finalPdf.length);
-    expect(second.changes_after).toEqual([]);
+    // After the first signature: the second signer's update (its signature; no page changed), then the long-term ones.
+    expect(first.changes_after.slice(-second.changes_after.length)).toEqual(second.changes_after);
+    const secondUpdate = first.changes_after.slice(0, -second.changes_after.length);
+    expect(secondUpdate).toContain(`signature of field ${session.signers[1].signer_id} added`);
+    expect(secondUpdate.some((change) => /^appearance of annotation \d+ 0 R changed$/.test(change))).toBe(true);
+    expect(secondUpdate.some((change) => change.startsWith('page '))).toBe(false);
+    // After the last signature: nothing but the long-term updates, a /DSS and a document time-stamp over the whole file.
+    expect(second.covers_whole_document).toBe(false);
+    expect(second.revision_bytes).toBeLessThan(finalPdf.length);
+    expect(finalPdf.subarray(second.revision_bytes - 6, second.revision_bytes).toString('latin1')).toBe('%%EOF\n');
     expect(second.byte_range[1]).toBeGreaterThan(first.byte_range[2]);
+    expect(second.changes_after).toContainEqual(expect.stringMatching(/^other object \d+ 0 R \(DSS\) added$/));
+    expect(second.changes_after).toContain(`document timestamp of field ${stamp.field_name} added`);
+    for (const change of second.changes_after) {
+      expect(change).toMatch(
+        /^(document catalog \d+ 0 R changed|other object \d+ 0 R( \(DSS\))? added|document timestamp of field DocTimeStamp-\w+ added|page \d+ 0 R \(page \d+\) changed|other object \d+ 0 R changed|annotation \d+ 0 R \(Widget\) added)$/,
+      );
+    }
+    expect(await longTermTailProblems(finalPdf)).toEqual([]);
+    expect(stamp, stamp.problems.join('; ')).toMatchObject({
+      field_name: expect.stringMatching(/^DocTimeStamp-/),
+      sub_filter: 'ETSI.RFC3161',
+      byte_range_valid: true,
+      digest_valid: true,
+      signature_valid: true,
+      certificate_chain_valid: true,
+      timestamp: { tsa: 'CN=Esign Sandbox Time-Stamping Authority, O=Esign Sandbox (not trusted), C=IN', valid: true },
+      revocation: null,
+      pades_level: null,
+      covers_whole_document: true,
+      revision_bytes: finalPdf.length,
+      changes_after: [],
+      problems: [],
+    });
+    expect(stamp.byte_range[1]).toBeGreaterThan(second.revision_bytes);
 
     // The same check on the downloaded file, directly, with the sandbox's trust anchor (the root of the platform's chain).
     const { chainPems } = await platformSigningIdentity(app.services, app.services.orm.em.fork());
@@ -189,14 +220,18 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     expect((await verify('not-a-token', session.client_id)).status).toBe(401);
   });
 
-  it('finds a changed byte in the first revision: both signatures cover it, neither digest holds', async () => {
+  it('finds a changed byte in the first revision: both signatures (and the document time-stamp) cover it, no digest holds', async () => {
     const [first] = signedReport.signatures;
     // A byte of the first stream's data, well inside the first signed range and far from any /Contents.
     const at = finalPdf.indexOf('stream\n', 0, 'latin1') + 'stream\n'.length + 4;
     expect(at).toBeLessThan(first.byte_range[1]);
     const report = await verifyPdfSignatures(flipByte(finalPdf, at));
-    expect(report.signatures).toHaveLength(2);
-    for (const signature of report.signatures) {
+    expect(report.signatures).toHaveLength(3);
+    const stamp = report.signatures[2];
+    expect(stamp).toMatchObject({ sub_filter: 'ETSI.RFC3161', digest_valid: false, signature_valid: true });
+    expect(covers(stamp.byte_range, at)).toBe(true);
+    expect(stamp.problems).toContain('the document time-stamp does not stamp the bytes its ByteRange covers');
+    for (const signature of report.signatures.slice(0, 2)) {
       expect(covers(signature.byte_range, at)).toBe(true);
       expect(signature.digest_valid).toBe(false);
       expect(signature.signature_valid).toBe(true); // the signed attributes are intact; they just name another digest
@@ -212,7 +247,8 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     expect(at).toBeGreaterThan(first.revision_bytes);
     expect(covers(second.byte_range, at)).toBe(true);
     const report = await verifyPdfSignatures(flipByte(finalPdf, at));
-    expect(report.signatures.map((signature) => signature.digest_valid)).toEqual([true, false]);
+    // The document time-stamp covers the second revision too.
+    expect(report.signatures.map((signature) => signature.digest_valid)).toEqual([true, false, false]);
     expect(report.all_valid).toBe(false);
   });
 
@@ -233,20 +269,23 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
 
     const report = await verifyPdfSignatures(tampered);
     expect(report.all_valid).toBe(false);
-    const [first, second] = report.signatures;
+    // The last entry is the document time-stamp, which covered the whole file until this update.
+    const [first, second, stamp] = report.signatures;
     expect(report.signatures.every((s) => s.digest_valid && s.signature_valid && s.byte_range_valid)).toBe(true);
-    expect(second.covers_whole_document).toBe(false);
-    expect(second.revision_bytes).toBe(finalPdf.length);
-    expect(second.changes_after).toEqual([
+    expect(stamp.sub_filter).toBe('ETSI.RFC3161');
+    expect(stamp.covers_whole_document).toBe(false);
+    expect(stamp.revision_bytes).toBe(finalPdf.length);
+    expect(stamp.changes_after).toEqual([
       `page ${page.ref.objectNumber} 0 R (page 1) changed`,
       `other object ${added} 0 R added`,
     ]);
-    expect(first.changes_after).toEqual([...signedReport.signatures[0].changes_after, ...second.changes_after]);
+    expect(second.changes_after).toEqual([...signedReport.signatures[1].changes_after, ...stamp.changes_after]);
+    expect(first.changes_after).toEqual([...signedReport.signatures[0].changes_after, ...stamp.changes_after]);
 
     // Bytes after the last %%EOF that are no update at all are reported too.
     const junk = await verifyPdfSignatures(Buffer.concat([finalPdf, Buffer.from('garbage', 'latin1')]));
     expect(junk.all_valid).toBe(false);
-    expect(junk.signatures[1].changes_after).toEqual([
+    expect(junk.signatures[2].changes_after).toEqual([
       '7 bytes appended after the last %%EOF (not a complete incremental update)',
     ]);
   });
@@ -254,13 +293,14 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
   it('checks the certificate chain when given trust anchors', async () => {
     const identity = await platformSigningIdentity(app.services, app.services.orm.em.fork());
     const trusted = await verifyPdfSignatures(finalPdf, { trustedRootsPem: identity.chainPems.slice(-1) });
-    expect(trusted.signatures.map((signature) => signature.certificate_chain_valid)).toEqual([true, true]);
+    // Both signers' chains, and the document time-stamp's TSA (the sandbox root issues both).
+    expect(trusted.signatures.map((signature) => signature.certificate_chain_valid)).toEqual([true, true, true]);
     expect(trusted.all_valid).toBe(true);
 
     const foreign = await verifyPdfSignatures(finalPdf, {
       trustedRootsPem: [createRootCa('Someone Else', 'Elsewhere').certificatePem],
     });
-    expect(foreign.signatures.map((signature) => signature.certificate_chain_valid)).toEqual([false, false]);
+    expect(foreign.signatures.map((signature) => signature.certificate_chain_valid)).toEqual([false, false, false]);
     expect(foreign.all_valid).toBe(false);
   });
 });
