@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -13,7 +14,7 @@ import { composition } from '../../src/modules';
 import { createLogger, logScope } from '../../src/platform/logger';
 import { createUser } from '../../src/modules/users/create-user';
 import { startServices, type RunningServices } from '../../src/platform/bootstrap';
-import { databaseUrl, freePort } from '../../src/platform/db/embedded-postgres';
+import { databaseUrl } from '../../src/platform/db/embedded-postgres';
 import type { BlobStore } from '../../src/platform/storage/blob-store';
 
 export interface TestUser {
@@ -60,11 +61,28 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
+/**
+ * A port for a test app, outside the kernel's ephemeral range (32768-60999 here): a port picked with `listen(0)`
+ * and bound again later could be taken meanwhile by any test's client socket or port-0 server (a TSA, an OCSP
+ * responder, a webhook receiver), which left an app that never listened. Checked free, then used at once.
+ */
+export async function appPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 /** A real app on a real port over a fresh database, as main.ts would build it. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'esign-app-'));
-  const port = await freePort();
+  const port = await appPort();
   const config = loadConfig({
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -91,7 +109,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const services = await startServices(config, log, { url: database.url }, composition);
   if (options.blobs) services.blobs = options.blobs(services.blobs);
   const http = await createHttpApp(services, composition);
-  await new Promise<void>((resolve) => http.server.listen(port, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    http.server.once('error', reject);
+    http.server.listen(port, '127.0.0.1', () => resolve());
+  });
   return {
     url: `http://127.0.0.1:${port}`,
     databaseUrl: database.url,

@@ -4,8 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/platform/db/embedded-postgres';
-import { createTestDatabase } from '../helpers/app';
+import { appPort as freePort, createTestDatabase } from '../helpers/app';
 import { MINIMAL_PDF, corpusFile } from '../helpers/fixtures';
 import { startServiceProcess, type ServiceProcess } from '../helpers/process';
 
