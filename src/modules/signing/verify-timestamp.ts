@@ -37,42 +37,10 @@ export async function verifySignatureTimestamp(cms: Uint8Array, trustedRootsPem?
     throw error;
   }
   if (!token) return null;
-
-  const report: TimestampReport = { time: null, tsa: null, policy: null, valid: false, chain_valid: null, problems: [] };
-  const token_ = await verifyEncapsulatedCms(token, OID.tstInfo);
-  report.tsa = token_.signerSubject || null;
-  if (!token_.content) {
-    report.problems.push(...token_.problems.map((problem) => `time-stamp token: ${problem}`));
-    return report;
-  }
-  let info;
-  try {
-    info = decodeTstInfo(token_.content);
-  } catch (error) {
-    if (!(error instanceof DerError)) throw error;
-    report.problems.push(`time-stamp token: no valid TSTInfo (${error.message})`);
-    return report;
-  }
-  report.time = info.genTime.toISOString();
-  report.policy = info.policyOid;
-  const problems = token_.problems.map((problem) => `time-stamp token: ${problem}`);
-  const stampsThisSignature = info.hashOid === OID.sha256 && info.digest.equals(hash('sha256', signatureValue));
-  if (!stampsThisSignature) problems.push('the time-stamp token does not stamp this signature value');
-  const tsaCertificate = token_.signerCertificatePem ? new X509Certificate(token_.signerCertificatePem) : undefined;
-  const timeStamping = !!tsaCertificate?.keyUsage?.includes(OID.timeStamping);
-  if (tsaCertificate && !timeStamping) problems.push('the time-stamp token is not signed by a time-stamping certificate');
-  report.valid =
-    token_.signatureValid && token_.digestValid && token_.signingCertificateV2Valid && stampsThisSignature && timeStamping;
-  if (trustedRootsPem) {
-    const chained = await verifyEncapsulatedCms(token, OID.tstInfo, { trustedRootsPem, at: info.genTime });
-    report.chain_valid = chained.chainValid;
-    if (!chained.chainValid) {
-      problems.push(
-        ...chained.problems.filter((problem) => !token_.problems.includes(problem)).map((p) => `time-stamp token: ${p}`),
-      );
-    }
-  }
-  report.problems = problems;
+  const { report } = await checkToken(token, hash('sha256', signatureValue), trustedRootsPem, {
+    label: 'time-stamp token',
+    otherDigest: 'the time-stamp token does not stamp this signature value',
+  });
   return report;
 }
 
@@ -85,40 +53,61 @@ export async function verifyDocumentTimestamp(
   coveredDigest: Buffer,
   trustedRootsPem?: string[],
 ): Promise<TimestampReport & { signatureValid: boolean; digestValid: boolean; signingCertificateV2Valid: boolean }> {
-  const verified = await verifyEncapsulatedCms(token, OID.tstInfo);
-  const report = {
-    time: null as string | null,
-    tsa: verified.signerSubject || null,
-    policy: null as string | null,
-    valid: false,
-    chain_valid: null as boolean | null,
-    problems: verified.problems.map((problem) => `document time-stamp: ${problem}`),
-    signatureValid: verified.signatureValid,
-    digestValid: false,
-    signingCertificateV2Valid: verified.signingCertificateV2Valid,
-  };
-  if (!verified.content) return report;
+  const { report, signatureValid, stampsDigest, signingCertificateV2Valid } = await checkToken(
+    token,
+    coveredDigest,
+    trustedRootsPem,
+    {
+      label: 'document time-stamp',
+      otherDigest: 'the document time-stamp does not stamp the bytes its ByteRange covers',
+    },
+  );
+  return { ...report, signatureValid, digestValid: stampsDigest, signingCertificateV2Valid };
+}
+
+/**
+ * One check of a time-stamp token over `digest`: its TSTInfo is read first (for the time it claims), then the token
+ * is verified once, its TSA's chain judged at that time.
+ */
+async function checkToken(
+  token: Uint8Array,
+  digest: Buffer,
+  trustedRootsPem: string[] | undefined,
+  words: { label: string; otherDigest: string },
+): Promise<{ report: TimestampReport; signatureValid: boolean; stampsDigest: boolean; signingCertificateV2Valid: boolean }> {
+  const report: TimestampReport = { time: null, tsa: null, policy: null, valid: false, chain_valid: null, problems: [] };
   let info;
+  let unreadable = '';
   try {
-    info = decodeTstInfo(verified.content);
+    const { eContent } = parseSignedData(token);
+    info = eContent ? decodeTstInfo(eContent) : undefined;
   } catch (error) {
     if (!(error instanceof DerError)) throw error;
-    report.problems.push(`document time-stamp: no valid TSTInfo (${error.message})`);
-    return report;
+    unreadable = error.message;
+  }
+  const verified = await verifyEncapsulatedCms(token, OID.tstInfo, { trustedRootsPem, at: info?.genTime });
+  report.tsa = verified.signerSubject || null;
+  report.problems = verified.problems.map((problem) => `${words.label}: ${problem}`);
+  const outcome = {
+    report,
+    signatureValid: verified.signatureValid,
+    stampsDigest: false,
+    signingCertificateV2Valid: verified.signingCertificateV2Valid,
+  };
+  if (!verified.content) return outcome;
+  if (!info) {
+    report.problems.push(`${words.label}: no valid TSTInfo (${unreadable})`);
+    return outcome;
   }
   report.time = info.genTime.toISOString();
   report.policy = info.policyOid;
-  report.digestValid = info.hashOid === OID.sha256 && info.digest.equals(coveredDigest);
-  if (!report.digestValid) report.problems.push('the document time-stamp does not stamp the bytes its ByteRange covers');
-  const timeStamping = !!(
-    verified.signerCertificatePem && new X509Certificate(verified.signerCertificatePem).keyUsage?.includes(OID.timeStamping)
-  );
-  if (!timeStamping) report.problems.push('the document time-stamp is not signed by a time-stamping certificate');
+  report.chain_valid = verified.chainValid;
+  outcome.stampsDigest = info.hashOid === OID.sha256 && info.digest.equals(digest);
+  if (!outcome.stampsDigest) report.problems.push(words.otherDigest);
+  const tsaCertificate = verified.signerCertificatePem ? new X509Certificate(verified.signerCertificatePem) : undefined;
+  const timeStamping = !!tsaCertificate?.keyUsage?.includes(OID.timeStamping);
+  if (tsaCertificate && !timeStamping) report.problems.push(`the ${words.label} is not signed by a time-stamping certificate`);
   report.valid =
-    verified.signatureValid && verified.digestValid && verified.signingCertificateV2Valid && report.digestValid && timeStamping;
-  if (trustedRootsPem) {
-    report.chain_valid = (await verifyEncapsulatedCms(token, OID.tstInfo, { trustedRootsPem, at: info.genTime })).chainValid;
-    if (!report.chain_valid) report.problems.push('document time-stamp: the TSA does not chain to a trust anchor');
-  }
-  return report;
+    verified.signatureValid && verified.digestValid && verified.signingCertificateV2Valid && outcome.stampsDigest && timeStamping;
+  return outcome;
 }
