@@ -269,7 +269,7 @@ function checkChain(
 }
 
 /** `issuer` issued `certificate` and signed it (false when its public key does not decode). */
-function issuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
+export function issuedBy(certificate: X509Certificate, issuer: X509Certificate): boolean {
   if (!certificate.checkIssued(issuer)) return false;
   const key = publicKeyOf(issuer);
   try {

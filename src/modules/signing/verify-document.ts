@@ -23,7 +23,7 @@ import {
   type PDFContext,
   type PDFObject,
 } from 'pdf-lib';
-import { verifyDetachedCms } from './cms-verify';
+import { issuedBy, verifyDetachedCms } from './cms-verify';
 import { X509Certificate, createHash } from 'node:crypto';
 import { decodePDFRawStream, PDFRawStream } from 'pdf-lib';
 import { embeddedRevocation, type RevocationStatus } from './revocation/revocation-client';
@@ -150,16 +150,8 @@ function validationData(doc: PDFDocument): { ocsps: Buffer[]; crls: Buffer[] } |
 function issuerAmong(certificatePem: string, candidates: string[]): string | undefined {
   const certificate = new X509Certificate(certificatePem);
   return candidates.find((pem) => {
-    try {
-      const candidate = new X509Certificate(pem);
-      return (
-        candidate.fingerprint256 !== certificate.fingerprint256 &&
-        certificate.checkIssued(candidate) &&
-        certificate.verify(candidate.publicKey)
-      );
-    } catch {
-      return false;
-    }
+    const candidate = new X509Certificate(pem);
+    return candidate.fingerprint256 !== certificate.fingerprint256 && issuedBy(certificate, candidate);
   });
 }
 

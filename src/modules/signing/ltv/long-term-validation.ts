@@ -14,6 +14,7 @@ import { assertPublicTarget } from '../../../platform/net/public-targets';
 import type { AppServices } from '../../../platform/services';
 import { OID } from '../cms-algorithms';
 import { parseSignedData } from '../cms-parse';
+import { issuedBy } from '../cms-verify';
 import { DerError } from '../der';
 import type { ValidationData } from '../pdf/dss';
 import { fillSignature, type PreparedSignature } from '../pdf/sign-incrementally';
@@ -55,9 +56,7 @@ export async function addLongTermValidation(
       inChains.set(at.fingerprint256, at);
       const current: X509Certificate = at;
       if (isSelfIssued(current)) break;
-      const issuer = known.find(
-        (candidate) => candidate !== current && current.checkIssued(candidate) && current.verify(candidate.publicKey),
-      );
+      const issuer = known.find((candidate) => candidate !== current && issuedBy(current, candidate));
       if (issuer) issuerOf.set(current.fingerprint256, issuer);
       at = issuer;
     }
@@ -125,7 +124,7 @@ function certificatesIn(cms: Uint8Array): X509Certificate[] {
 }
 
 function isSelfIssued(certificate: X509Certificate): boolean {
-  return certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
+  return issuedBy(certificate, certificate);
 }
 
 function dedupe(certificates: X509Certificate[]): X509Certificate[] {
