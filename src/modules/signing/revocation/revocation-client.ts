@@ -9,6 +9,8 @@
  */
 import { createHash, createVerify, randomBytes, X509Certificate } from 'node:crypto';
 import { issuerAndSerial } from '../cms-parse';
+import { issuedBy } from '../cms-verify';
+import { readBounded } from '../../../platform/net/read-bounded';
 import { children, contentOf, der, DerError, expectTag, oid, raw, readOid, readRoot, readTime, TAG, type Tlv } from '../der';
 import { issuerParts, OCSP_REQUEST_TYPE } from './revocation-protocol';
 
@@ -55,14 +57,15 @@ export async function fetchRevocation(
       problems.push(`OCSP ${ocspUrl}: ${(error as Error).message}`);
     }
   }
-  for (const crlUrl of crlUrls(certificate)) {
+  const crls = crlUrls(certificate);
+  for (const crlUrl of crls) {
     try {
       return { ...(await checkCrl(certificate, issuerPem, crlUrl, options)), problems };
     } catch (error) {
       problems.push(`CRL ${crlUrl}: ${(error as Error).message}`);
     }
   }
-  if (!ocspUrl && crlUrls(certificate).length === 0) problems.push('the certificate names no OCSP responder and no CRL');
+  if (!ocspUrl && crls.length === 0) problems.push('the certificate names no OCSP responder and no CRL');
   return { status: 'unavailable', source: null, data: null, producedAt: null, problems };
 }
 
@@ -128,10 +131,7 @@ function checkOcspResponse(
       )
     : [];
   // The issuer itself, or a responder it certified for OCSP signing.
-  const responder = [
-    issuer,
-    ...carried.filter((c) => c.checkIssued(issuer) && c.verify(issuer.publicKey) && c.keyUsage?.includes(OCSP_SIGNING)),
-  ].find(
+  const responder = [issuer, ...carried.filter((c) => issuedBy(c, issuer) && c.keyUsage?.includes(OCSP_SIGNING))].find(
     (candidate) =>
       createVerify('sha256').update(tbsBytes).verify(candidate.publicKey, signature) ||
       createVerify('sha1').update(tbsBytes).verify(candidate.publicKey, signature),
@@ -140,7 +140,7 @@ function checkOcspResponse(
 
   const fields = children(basic, tbs!);
   if (fields[0]?.tag === TAG.context0) fields.shift(); // version
-  const [, producedAt, responses, extensions] = fields;
+  const [, , responses, extensions] = fields;
   const keyHash = createHash('sha1').update(issuerParts(issuerPem).keyBits).digest();
   for (const single of children(basic, expectTag(responses, TAG.sequence, 'responses'), 64)) {
     const [certIdTlv, certStatus, thisUpdate, ...rest] = children(basic, single);
@@ -153,7 +153,7 @@ function checkOcspResponse(
     }
     if (nonce) checkNonce(basic, extensions, nonce);
     const state: RevocationStatus = certStatus!.tag === 0x80 ? 'good' : certStatus!.tag === 0xa1 ? 'revoked' : 'unknown';
-    return { status: state, producedAt: readTime(raw(basic, thisUpdate!)) ?? readTime(raw(basic, producedAt!)) };
+    return { status: state, producedAt: readTime(raw(basic, thisUpdate!)) };
   }
   throw new Error(`no answer about serial ${certificate.serialNumber}`);
 }
@@ -177,19 +177,21 @@ async function checkCrl(certificate: X509Certificate, issuerPem: string, url: st
     bytes = Buffer.from(bytes.toString('latin1').replace(/-----[^-]+-----|\s+/g, ''), 'base64');
   }
   try {
-    const [tbs] = children(bytes, expectTag(readRoot(bytes), TAG.sequence, 'CertificateList'), 3);
-    const fields = children(bytes, tbs!, 8);
-    if (fields[0]?.tag === TAG.integer) fields.shift(); // version
-    const status = crlStatus(bytes, certificate, issuerPem, true);
-    return { status, source: 'crl' as const, data: bytes, producedAt: readTime(raw(bytes, fields[2]!)) };
+    const { status, thisUpdate } = crlStatus(bytes, certificate, issuerPem, true);
+    return { status, source: 'crl' as const, data: bytes, producedAt: thisUpdate };
   } catch (error) {
     if (error instanceof DerError) throw new Error(`not a CRL: ${error.message}`);
     throw error;
   }
 }
 
-/** `good` or `revoked` by a CRL the issuer signed; throws when it is not such a CRL (or, `current`, out of date). */
-function crlStatus(bytes: Buffer, certificate: X509Certificate, issuerPem: string, current: boolean): 'good' | 'revoked' {
+/** The status a CRL the issuer signed gives, and when it was issued; throws when it is not such a CRL (or, `current`, out of date). */
+function crlStatus(
+  bytes: Buffer,
+  certificate: X509Certificate,
+  issuerPem: string,
+  current: boolean,
+): { status: 'good' | 'revoked'; thisUpdate: Date } {
   const [tbs, , signatureBits] = children(bytes, expectTag(readRoot(bytes), TAG.sequence, 'CertificateList'), 3);
   const tbsBytes = raw(bytes, expectTag(tbs, TAG.sequence, 'tbsCertList'));
   const signature = contentOf(bytes, expectTag(signatureBits, TAG.bitString, 'signature')).subarray(1);
@@ -197,7 +199,7 @@ function crlStatus(bytes: Buffer, certificate: X509Certificate, issuerPem: strin
   if (!createVerify('sha256').update(tbsBytes).verify(issuer.publicKey, signature)) throw new Error('not signed by the issuer');
   const fields = children(bytes, tbs!, 8);
   if (fields[0]?.tag === TAG.integer) fields.shift(); // version
-  const [, , , next, revoked] = fields;
+  const [, , thisUpdate, next, revoked] = fields;
   const nextUpdate = next && (next.tag === TAG.utcTime || next.tag === TAG.generalizedTime) ? next : undefined;
   if (current && nextUpdate && readTime(raw(bytes, nextUpdate)).getTime() < Date.now()) throw new Error('the CRL is out of date');
   const list = nextUpdate ? revoked : next;
@@ -205,7 +207,7 @@ function crlStatus(bytes: Buffer, certificate: X509Certificate, issuerPem: strin
   const isRevoked =
     list?.tag === TAG.sequence &&
     children(bytes, list, 1_000_000).some((entry) => raw(bytes, children(bytes, entry)[0]!).equals(serial));
-  return isRevoked ? 'revoked' : 'good';
+  return { status: isRevoked ? 'revoked' : 'good', thisUpdate: readTime(raw(bytes, thisUpdate!)) };
 }
 
 /** The URIs of the certificate's cRLDistributionPoints (fullName URIs only). */
@@ -242,18 +244,7 @@ async function fetchBounded(url: string, options: FetchOptions, limit: number, i
     await response.body?.cancel();
     throw new Error(`HTTP ${response.status}`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const reader = response.body?.getReader();
-  for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) {
-    size += part.value.length;
-    if (size > limit) {
-      await reader!.cancel();
-      throw new Error(`answer larger than ${limit} bytes`);
-    }
-    chunks.push(Buffer.from(part.value));
-  }
-  return Buffer.concat(chunks);
+  return readBounded(response, limit);
 }
 
 /**
@@ -276,7 +267,7 @@ export function embeddedRevocation(
   }
   for (const crl of evidence.crls) {
     try {
-      return { status: crlStatus(crl, certificate, issuerPem, false), source: 'crl' };
+      return { status: crlStatus(crl, certificate, issuerPem, false).status, source: 'crl' };
     } catch {
       // another issuer's list
     }

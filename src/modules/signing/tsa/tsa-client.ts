@@ -6,6 +6,7 @@
  * not.
  */
 import { randomBytes, X509Certificate } from 'node:crypto';
+import { AnswerTooLarge, readBounded } from '../../../platform/net/read-bounded';
 import { OID } from '../cms-algorithms';
 import { verifyEncapsulatedCms } from '../cms-verify';
 import { DerError } from '../der';
@@ -75,13 +76,9 @@ async function requestToken(settings: TsaSettings, digest: Buffer): Promise<Buff
     await response.body?.cancel();
     throw new TsaError(`TSA answered HTTP ${response.status}`, response.status >= 500 || response.status === 429);
   }
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_REPLY_BYTES) {
-    await response.body?.cancel();
-    throw new TsaError(`TSA answer of ${length} bytes`, false);
-  }
-  const reply = Buffer.from(await response.arrayBuffer());
-  if (reply.length > MAX_REPLY_BYTES) throw new TsaError(`TSA answer of ${reply.length} bytes`, false);
+  const reply = await readBounded(response, MAX_REPLY_BYTES).catch((error: unknown) => {
+    throw error instanceof AnswerTooLarge ? new TsaError(`TSA ${error.message}`, false) : error;
+  });
   return checkedToken(reply, digest, nonce, settings.policyOid);
 }
 
