@@ -65,6 +65,12 @@ async function addFields(doc: PDFDocument, signers: SignerLayout[], images: Imag
     page.drawImage(embedded, { x: llx, y: lly, width: urx - llx, height: ury - lly });
   }
 
+  const fields = signatureFieldList(doc);
+  for (const signer of signers) await addSignatureField(doc, fields, signer);
+}
+
+/** The AcroForm's /Fields (both made when missing), with SigFlags set: the list a signature field joins. */
+export function signatureFieldList(doc: PDFDocument): PDFArray {
   const context = doc.context;
   let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
   if (!acroForm) {
@@ -78,43 +84,50 @@ async function addFields(doc: PDFDocument, signers: SignerLayout[], images: Imag
   }
   // SignaturesExist | AppendOnly: viewers must keep later changes incremental.
   acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+  return fields;
+}
 
-  for (const signer of signers) {
-    // The signature field is its own widget, at the first placement (hidden and empty when there is none):
-    // one signature per signer, in the shape every reader understands.
-    const [first, ...more] = signer.signatureBoxes;
-    const page = pages[first?.page ?? 0];
-    const fieldRef = context.register(
-      context.obj({
-        FT: 'Sig',
-        T: PDFString.of(signer.fieldName),
-        Type: 'Annot',
-        Subtype: 'Widget',
-        Rect: first ? pdfRect(page, first) : [0, 0, 0, 0],
-        // Print and Locked; an invisible signature is also Hidden.
-        F: first ? 4 | 128 : 2 | 4 | 128,
-        P: page.ref,
-      }),
-    );
-    addAnnotation(page, fieldRef);
-    fields.push(fieldRef);
-    if (first?.wetImage) await attachWetImage(doc, fieldRef, first.wetImage);
-    // Further placements show the same appearance: stamp annotations named after the field, empty until signed.
-    for (const [index, box] of more.entries()) {
-      const extraPage = pages[box.page];
-      const stamp = context.obj({
-        Type: 'Annot',
-        Subtype: 'Stamp',
-        Rect: pdfRect(extraPage, box),
-        F: 4 | 128,
-        P: extraPage.ref,
-        NM: PDFString.of(`${signer.fieldName}#${index + 1}`),
-      });
-      const stampRef = context.register(stamp);
-      addAnnotation(extraPage, stampRef);
-      if (box.wetImage) await attachWetImage(doc, stampRef, box.wetImage);
-    }
+/**
+ * One signer's empty signature field, joined to `fields`. The field is its own widget, at the first placement
+ * (hidden and empty when there is none: an invisible signature, or a document time-stamp); one signature per
+ * signer, in the shape every reader understands. Further placements are stamp annotations named after the field.
+ */
+export async function addSignatureField(doc: PDFDocument, fields: PDFArray, signer: SignerLayout): Promise<PDFRef> {
+  const context = doc.context;
+  const pages = doc.getPages();
+  const [first, ...more] = signer.signatureBoxes;
+  const page = pages[first?.page ?? 0];
+  const fieldRef = context.register(
+    context.obj({
+      FT: 'Sig',
+      T: PDFString.of(signer.fieldName),
+      Type: 'Annot',
+      Subtype: 'Widget',
+      Rect: first ? pdfRect(page, first) : [0, 0, 0, 0],
+      // Print and Locked; an invisible signature is also Hidden.
+      F: first ? 4 | 128 : 2 | 4 | 128,
+      P: page.ref,
+    }),
+  );
+  addAnnotation(page, fieldRef);
+  fields.push(fieldRef);
+  if (first?.wetImage) await attachWetImage(doc, fieldRef, first.wetImage);
+  // Further placements show the same appearance: stamp annotations named after the field, empty until signed.
+  for (const [index, box] of more.entries()) {
+    const extraPage = pages[box.page];
+    const stamp = context.obj({
+      Type: 'Annot',
+      Subtype: 'Stamp',
+      Rect: pdfRect(extraPage, box),
+      F: 4 | 128,
+      P: extraPage.ref,
+      NM: PDFString.of(`${signer.fieldName}#${index + 1}`),
+    });
+    const stampRef = context.register(stamp);
+    addAnnotation(extraPage, stampRef);
+    if (box.wetImage) await attachWetImage(doc, stampRef, box.wetImage);
   }
+  return fieldRef;
 }
 
 /** Embeds the image now, so that signing only has to reference it from the appearance. */

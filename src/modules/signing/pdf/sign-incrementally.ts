@@ -1,6 +1,6 @@
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
 import { rawObject, updateIncrementally } from './incremental-update';
-import { WET_IMAGE_KEY } from './prepare-for-signing';
+import { addSignatureField, signatureFieldList, WET_IMAGE_KEY } from './prepare-for-signing';
 
 /** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
 export const SIGNATURE_BYTES = 32_768;
@@ -230,7 +230,7 @@ function signField(
  */
 export async function buildDocumentTimestampUpdate(pdf: Uint8Array, fieldName: string): Promise<PreparedSignature> {
   let stampRef: PDFRef | undefined;
-  const { updated, offsets } = await updateIncrementally(pdf, (doc) => {
+  const { updated, offsets } = await updateIncrementally(pdf, async (doc) => {
     const context = doc.context;
     stampRef = context.register(
       rawObject(
@@ -245,31 +245,9 @@ export async function buildDocumentTimestampUpdate(pdf: Uint8Array, fieldName: s
         ].join('\n'),
       ),
     );
-    const page = doc.getPage(0);
-    const fieldRef = context.register(
-      context.obj({
-        FT: 'Sig',
-        T: PDFString.of(fieldName),
-        Type: 'Annot',
-        Subtype: 'Widget',
-        Rect: [0, 0, 0, 0],
-        F: 2 | 4 | 128,
-        P: page.ref,
-        V: stampRef,
-      }),
-    );
-    const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
-    if (annots) annots.push(fieldRef);
-    else page.node.set(PDFName.of('Annots'), context.obj([fieldRef]));
-    let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-    if (!acroForm) {
-      acroForm = context.obj({ Fields: [] });
-      doc.catalog.set(PDFName.of('AcroForm'), context.register(acroForm));
-    }
-    const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
-    if (fields) fields.push(fieldRef);
-    else acroForm.set(PDFName.of('Fields'), context.obj([fieldRef]));
-    acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+    // A hidden field of its own, whose value is the time-stamp dictionary.
+    const fieldRef = await addSignatureField(doc, signatureFieldList(doc), { fieldName, signatureBoxes: [] });
+    context.lookup(fieldRef, PDFDict).set(PDFName.of('V'), stampRef);
   });
   return setByteRange(updated, offsets.get(stampRef!.objectNumber)!);
 }
