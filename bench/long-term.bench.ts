@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash, randomBytes } from 'node:crypto';
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { createHash } from 'node:crypto';
+import { PDFDocument } from 'pdf-lib';
 import { createRootCa, issueSigningCertificate } from '../src/modules/signing/certificates';
 import { signDetachedCms, type SigningIdentity } from '../src/modules/signing/cms-sign';
 import { appendValidationData } from '../src/modules/signing/pdf/dss';
@@ -14,30 +14,12 @@ import { answerTimestampRequest } from '../src/modules/signing/tsa/sandbox-tsa';
 import { tsaStamper } from '../src/modules/signing/tsa/tsa-client';
 import { verifyPdfSignatures } from '../src/modules/signing/verify-document';
 import type { BenchRow } from './measure';
+import { documentOf } from './signing.bench';
 
-/** A PDF of about `megabytes` MB with `fields` signature fields: text pages and incompressible image data. */
+/** A PDF of about `megabytes` MB (as the signing bench makes it) with `fields` signature fields. */
 async function preparedDocument(megabytes: number, fields: number): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const pages = Math.max(3, megabytes * 2);
-  const perPage = Math.floor((megabytes * 1024 * 1024) / pages);
-  for (let i = 0; i < pages; i++) {
-    const page = doc.addPage([595, 842]);
-    page.drawText(`Page ${i + 1}`, { x: 50, y: 780, size: 14, font });
-    const side = Math.floor(Math.sqrt(perPage / 3));
-    const image = doc.context.stream(randomBytes(side * side * 3), {
-      Type: 'XObject',
-      Subtype: 'Image',
-      Width: side,
-      Height: side,
-      ColorSpace: 'DeviceRGB',
-      BitsPerComponent: 8,
-    });
-    page.node.setXObject(PDFName.of(`Im${i}`), doc.context.register(image));
-  }
-  const base = await doc.save({ useObjectStreams: false });
   return prepareForSigning(
-    base,
+    await documentOf(megabytes),
     Array.from({ length: fields }, (_, i) => ({
       fieldName: `signer-${i}`,
       signatureBoxes: [{ page: 0, x: 40 + (i % 3) * 180, y: 100 + Math.floor(i / 3) * 60, width: 170, height: 50 }],

@@ -9,7 +9,7 @@ import { prepareForSigning } from '../src/modules/signing/pdf/prepare-for-signin
 import type { BenchRow, Measurement } from './measure';
 
 /** A PDF of about `megabytes` MB: a few text pages and incompressible image data, as scanned contracts are. */
-async function documentOf(megabytes: number): Promise<Uint8Array> {
+export async function documentOf(megabytes: number): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const pages = Math.max(3, megabytes * 2);

@@ -112,3 +112,19 @@ export async function gqlUpload<R, V>(
   });
   return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse<R>, 'status'>) };
 }
+
+/** A call of the signer API (`/signer-api/...`), authenticated with a signer token, as the signing page makes it. */
+export async function signerApi<T = any>(
+  app: TestApp,
+  method: 'GET' | 'POST',
+  route: string,
+  token: string,
+  json?: unknown,
+): Promise<{ status: number; body: Envelope<T> }> {
+  const response = await fetch(new URL(`/signer-api${route}`, app.url), {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    body: json ? JSON.stringify(json) : undefined,
+  });
+  return { status: response.status, body: (await response.json()) as Envelope<T> };
+}

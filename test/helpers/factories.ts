@@ -1,5 +1,6 @@
 import type { TestApp } from './app';
-import { rest, restUpload, type RestResponse } from './clients';
+import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
+import { rest, restUpload, signerApi, type RestResponse } from './clients';
 import { corpusFile, makePng } from './fixtures';
 
 /** A 4-page PDF of the corpus: pages 0..3. */
@@ -50,4 +51,15 @@ export async function createSession(app: TestApp, token: string, body: Record<st
   const response = await initializeEsign(app, token, body);
   if (response.status !== 200) throw new Error(`initialize failed: ${JSON.stringify(response.body)}`);
   return response.body.data!;
+}
+
+/** An Aadhaar signer signs through the sandbox ESP: Aadhaar number and consent, then the sandbox OTP. */
+export async function signAsAadhaar(app: TestApp, token: string, aadhaarNumber = '234123412346') {
+  const started = await signerApi(app, 'POST', '/aadhaar/otp', token, { aadhaar_number: aadhaarNumber, consent: true });
+  if (started.status !== 200) return started;
+  return signerApi(app, 'POST', '/sign', token, {
+    consent: true,
+    transaction_id: started.body.data.transaction_id,
+    otp: SANDBOX_OTP,
+  });
 }

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest } from '../helpers/clients';
-import { createSession, sessionBody, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
+import { rest, signerApi } from '../helpers/clients';
+import { createSession, sessionBody, signAsAadhaar, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
 import { hasOpenssl, openssl } from '../helpers/openssl';
 import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck } from '../helpers/pdf-signatures';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
 
 /** The streams of the catalog's /DSS, decoded. */
@@ -42,21 +41,9 @@ describe('PAdES B-LT and B-LTA on completion (PADES_LTV=true)', () => {
         ],
       }),
     );
-    const call = async (token: string, route: string, json: unknown) => {
-      const response = await fetch(new URL(`/signer-api${route}`, app.url), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(json),
-      });
-      return { status: response.status, body: (await response.json()) as any };
-    };
     const [aadhaar, suresign] = session.signers;
-    const started = await call(aadhaar!.token, '/aadhaar/otp', { aadhaar_number: '234123412346', consent: true });
-    expect(
-      (await call(aadhaar!.token, '/sign', { consent: true, transaction_id: started.body.data.transaction_id, otp: SANDBOX_OTP }))
-        .status,
-    ).toBe(200);
-    const last = await call(suresign!.token, '/sign', { consent: true });
+    expect((await signAsAadhaar(app, aadhaar!.token)).status).toBe(200);
+    const last = await signerApi(app, 'POST', '/sign', suresign!.token, { consent: true });
     expect(last.status, JSON.stringify(last.body)).toBe(200);
 
     const link = await rest<any>(app, 'GET', '/esign/download-pdf', {

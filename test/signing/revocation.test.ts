@@ -5,10 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
-import { createSession, sessionBody, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
+import { createSession, sessionBody, signAsAadhaar, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
 import { hasOpenssl, openssl } from '../helpers/openssl';
 import { signaturesOf } from '../helpers/pdf-signatures';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { platformSigningIdentity } from '../../src/modules/signing/platform-identity';
 import { sandboxEspCa, sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
 import { sandboxTsaIdentity } from '../../src/modules/signing/tsa/sandbox-tsa';
@@ -36,17 +35,7 @@ describe.skipIf(!hasOpenssl)('the sandbox CA publishes CRLs and answers OCSP, an
       owner.token,
       sessionBody(file, { signers: [signerInput({ full_name: 'Asha Rao', sign_type: 'aadhaar', elements: [signatureAt()] })] }),
     );
-    const token = session.signers[0]!.token;
-    const call = async (route: string, json: unknown) => {
-      const response = await fetch(new URL(`/signer-api${route}`, app.url), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(json),
-      });
-      return (await response.json()) as { data: any };
-    };
-    const started = await call('/aadhaar/otp', { aadhaar_number: '234123412346', consent: true });
-    await call('/sign', { consent: true, transaction_id: started.data.transaction_id, otp: SANDBOX_OTP });
+    await signAsAadhaar(app, session.signers[0]!.token);
     const link = await rest<any>(app, 'GET', '/esign/download-pdf', {
       token: owner.token,
       query: { client_id: session.client_id },

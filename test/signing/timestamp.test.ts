@@ -7,19 +7,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest, type Envelope } from '../helpers/clients';
-import { createSession, sessionBody, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
+import { rest, signerApi } from '../helpers/clients';
+import { createSession, sessionBody, signAsAadhaar, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
+import { hasOpenssl } from '../helpers/openssl';
 import { hasPdfsig, pdfsigReport, signaturesOf } from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
 import { ConfigError, loadConfig } from '../../src/config';
 import { OID } from '../../src/modules/signing/cms-algorithms';
 import { children, contentOf, raw, readOid, readRoot } from '../../src/modules/signing/der';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
 import { answerTimestampRequest, SANDBOX_TSA_POLICY, sandboxTsaIdentity } from '../../src/modules/signing/tsa/sandbox-tsa';
 import { encodeTimestampRequest, encodeTimestampResponse } from '../../src/modules/signing/tsa/timestamp-protocol';
-
-const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 
 /** The signature value and the signature time-stamp token (unsigned attribute) of a CMS from a PDF. */
 function timestampOf(cms: Buffer): { signatureValue: Buffer; token: Buffer | null } {
@@ -67,15 +65,6 @@ describe('PAdES B-T: an RFC 3161 signature time-stamp on every signature', () =>
     rootPem = (await sandboxRootCa(app.services, app.services.orm.em.fork())).certificatePem;
   });
   afterAll(async () => app.close());
-
-  async function signerCall<T = any>(method: 'GET' | 'POST', route: string, token: string, json?: unknown) {
-    const response = await fetch(new URL(`/signer-api${route}`, app.url), {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-    });
-    return { status: response.status, body: (await response.json()) as Envelope<T> };
-  }
 
   it.skipIf(!hasOpenssl)('the sandbox TSA answers a request made by openssl, and openssl verifies the reply', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tsq-'));
@@ -148,16 +137,9 @@ describe('PAdES B-T: an RFC 3161 signature time-stamp on every signature', () =>
       }),
     );
     const [aadhaar, suresign, pfx] = session.signers;
-    const started = await signerCall('POST', '/aadhaar/otp', aadhaar.token, { aadhaar_number: '234123412346', consent: true });
-    expect(started.status).toBe(200);
-    const signedAadhaar = await signerCall('POST', '/sign', aadhaar.token, {
-      consent: true,
-      transaction_id: started.body.data.transaction_id,
-      otp: SANDBOX_OTP,
-    });
-    expect(signedAadhaar.status).toBe(200);
-    expect((await signerCall('POST', '/sign', suresign.token, { consent: true })).status).toBe(200);
-    expect((await signerCall('POST', '/sign', pfx.token, { consent: true })).status).toBe(200);
+    expect((await signAsAadhaar(app, aadhaar.token)).status).toBe(200);
+    expect((await signerApi(app, 'POST', '/sign', suresign.token, { consent: true })).status).toBe(200);
+    expect((await signerApi(app, 'POST', '/sign', pfx.token, { consent: true })).status).toBe(200);
 
     const link = await rest<any>(app, 'GET', '/esign/download-pdf', {
       token: owner.token,
@@ -230,14 +212,7 @@ describe('a TSA that does not give a valid token', () => {
     return { session, token: session.signers[0]!.token };
   }
 
-  async function sign(token: string) {
-    const response = await fetch(new URL('/signer-api/sign', app.url), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ consent: true }),
-    });
-    return { status: response.status, body: (await response.json()) as Envelope<any> };
-  }
+  const sign = (token: string) => signerApi(app, 'POST', '/sign', token, { consent: true });
 
   it('a refusal fails the signature with 503 service_unavailable at once, and nothing is signed', async () => {
     const { session, token } = await suresignSession();
