@@ -1,6 +1,9 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 
-/** A state or union territory where stamps can be procured (ISO 3166-2:IN subdivision codes). */
+/**
+ * A state or union territory where stamps can be procured, by the two-letter code of its e-stamp certificates:
+ * the ISO 3166-2:IN code, except Telangana (TG, where ISO has TS). See docs/stamp-reference-data.md.
+ */
 @Entity({ tableName: 'stamp_states' })
 export class StampState {
   @PrimaryKey({ type: 'string', length: 4 })

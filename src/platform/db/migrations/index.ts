@@ -12,6 +12,7 @@ import { Migration20261122004347_SandboxEsp } from './Migration20261122004347_Sa
 import { Migration20261122014115_SignerJourney } from './Migration20261122014115_SignerJourney';
 import { Migration20261123202841_ListOrder } from './Migration20261123202841_ListOrder';
 import { Migration20261123205121_RateLimits } from './Migration20261123205121_RateLimits';
+import { Migration20261124010000_AllStatesReferenceData } from './Migration20261124010000_AllStatesReferenceData';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122014115_SignerJourney', class: Migration20261122014115_SignerJourney },
   { name: 'Migration20261123202841_ListOrder', class: Migration20261123202841_ListOrder },
   { name: 'Migration20261123205121_RateLimits', class: Migration20261123205121_RateLimits },
+  { name: 'Migration20261124010000_AllStatesReferenceData', class: Migration20261124010000_AllStatesReferenceData },
 ];
