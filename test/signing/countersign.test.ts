@@ -24,6 +24,7 @@ import {
 } from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
 import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
+import { verifyPdfSignatures } from '../../src/modules/signing/verify-document';
 
 /** As in signing.test.ts: encrypted, or refused at upload. */
 const UNSIGNABLE = new Set([
@@ -229,7 +230,37 @@ describe('incremental updates: earlier signatures survive', () => {
     // A completed session's document (uploaded again) already ends with a document time-stamp; this one adds its own.
     await expectAllValid(final, earlier + signTypes.length, (await documentTimestampsOf(uploaded)).length + 1);
     expect((await PDFDocument.load(final)).getPageCount()).toBe(pages + (layout.stamp ? 1 : 0));
+    await expectRevisionVerdicts(final, uploaded, layout, earlier > 0);
     return final;
+  }
+
+  /**
+   * The verify report judges each revision after the first signature. On a document signed before, the service's
+   * first updates follow the earlier signatures: prefixing a stamp page (an update of its own) and drawing an image
+   * element (in the preparing update) change content, since what the earlier signers signed is no longer what a
+   * reader sees; signature fields, wet images in signature appearances, the signatures and the long-term updates
+   * are what signing may add.
+   */
+  async function expectRevisionVerdicts(final: Buffer, uploaded: Buffer, layout: Layout, signedBefore: boolean): Promise<void> {
+    const report = await verifyPdfSignatures(final);
+    expect(report.revisions[0].verdict).toBe('original');
+    // The revisions this session appended (those of an upload signed before were judged when it was made).
+    const appended = report.revisions.slice(1).filter((revision) => revision.end_bytes > uploaded.length);
+    const changing = signedBefore
+      ? [
+          ...(layout.stamp ? [/\(Pages\) changed \(.*\/Kids/] : []),
+          ...(layout.image ? [/page \d+ 0 R \(page \d+\) changed \(.*\/Contents/] : []),
+        ]
+      : [];
+    expect(
+      appended.map((revision) => revision.verdict),
+      JSON.stringify(appended.map((revision) => revision.content_changes)),
+    ).toEqual(appended.map((_, index) => (index < changing.length ? 'content_changed' : 'signing_only')));
+    for (const [index, change] of changing.entries()) expect(appended[index].content_changes.join('\n')).toMatch(change);
+    // Every signature verifies (checked above): the verdicts alone decide all_valid.
+    const clean = report.revisions.every((revision) => revision.verdict !== 'content_changed');
+    expect(report.all_valid, JSON.stringify(report.signatures.map((s) => s.problems))).toBe(clean);
+    if (changing.length > 0) expect(clean).toBe(false);
   }
 
   describe('every unprotected PDF of the corpus', () => {

@@ -1,4 +1,4 @@
-import { PDFDocument } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef } from 'pdf-lib';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformSigningIdentity } from '../../src/modules/signing/platform-identity';
@@ -18,8 +18,19 @@ interface Report extends DocumentVerification {
   file_id: string;
 }
 
-/** Appends one classic incremental update (objects, xref section, trailer with /Prev) after the last %%EOF. */
-function appendUpdate(pdf: Buffer, objects: { number: number; body: string }[], trailer: { size: number; root: string }): Buffer {
+/** An entry of a hand-written cross-reference section: in use at an offset, or free. */
+type XrefEntry = { number: number; offset: number } | { number: number; free: true };
+
+/**
+ * Appends one classic incremental update (objects, xref section, trailer with /Prev) after the last %%EOF. The
+ * section lists the objects written, unless `xref` says what it lists instead (to forge one).
+ */
+function appendUpdate(
+  pdf: Buffer,
+  objects: { number: number; body: string }[],
+  trailer: { size: number; root: string },
+  xref?: (written: Map<number, number>) => XrefEntry[],
+): Buffer {
   const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(pdf.toString('latin1'))![1];
   let text = '\n';
   const offsets = new Map<number, number>();
@@ -28,11 +39,24 @@ function appendUpdate(pdf: Buffer, objects: { number: number; body: string }[], 
     text += `${object.number} 0 obj\n${object.body}\nendobj\n`;
   }
   const xrefOffset = pdf.length + Buffer.byteLength(text, 'latin1');
-  const sections = [...objects]
+  const entries = xref ? xref(offsets) : [...offsets].map(([number, offset]) => ({ number, offset }));
+  const sections = [...entries]
     .sort((a, b) => a.number - b.number)
-    .map((object) => `${object.number} 1\n${String(offsets.get(object.number)).padStart(10, '0')} 00000 n\r`);
+    .map((entry) =>
+      'free' in entry
+        ? `${entry.number} 1\n0000000000 00001 f\r`
+        : `${entry.number} 1\n${String(entry.offset).padStart(10, '0')} 00000 n\r`,
+    );
   text += `xref\n${sections.join('\n')}\ntrailer\n<< /Size ${trailer.size} /Root ${trailer.root} /Prev ${startxref} >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
   return Buffer.concat([pdf, Buffer.from(text, 'latin1')]);
+}
+
+/** Where each version of an object starts in the file (`N 0 obj` at the start of a line), oldest first. */
+function objectOffsets(pdf: Buffer, number: number): number[] {
+  const offsets: number[] = [];
+  const pattern = new RegExp(`(^|[\\r\\n])${number} 0 obj\\b`, 'g');
+  for (const match of pdf.toString('latin1').matchAll(pattern)) offsets.push(match.index! + match[1].length);
+  return offsets;
 }
 
 function flipByte(pdf: Buffer, at: number): Buffer {
@@ -158,20 +182,43 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     expect(first.changes_after.slice(-second.changes_after.length)).toEqual(second.changes_after);
     const secondUpdate = first.changes_after.slice(0, -second.changes_after.length);
     expect(secondUpdate).toContain(`signature of field ${session.signers[1].signer_id} added`);
-    expect(secondUpdate.some((change) => /^appearance of annotation \d+ 0 R changed$/.test(change))).toBe(true);
+    expect(secondUpdate.some((change) => /^signature field \d+ 0 R signed$/.test(change))).toBe(true);
     expect(secondUpdate.some((change) => change.startsWith('page '))).toBe(false);
     // After the last signature: nothing but the long-term updates, a /DSS and a document time-stamp over the whole file.
     expect(second.covers_whole_document).toBe(false);
     expect(second.revision_bytes).toBeLessThan(finalPdf.length);
     expect(finalPdf.subarray(second.revision_bytes - 6, second.revision_bytes).toString('latin1')).toBe('%%EOF\n');
     expect(second.byte_range[1]).toBeGreaterThan(first.byte_range[2]);
-    expect(second.changes_after).toContainEqual(expect.stringMatching(/^other object \d+ 0 R \(DSS\) added$/));
+    expect(second.changes_after).toContainEqual(expect.stringMatching(/^validation data \d+ 0 R \(\/DSS\) added$/));
     expect(second.changes_after).toContain(`document timestamp of field ${stamp.field_name} added`);
     for (const change of second.changes_after) {
       expect(change).toMatch(
-        /^(document catalog \d+ 0 R changed|other object \d+ 0 R( \(DSS\))? added|document timestamp of field DocTimeStamp-\w+ added|page \d+ 0 R \(page \d+\) changed|other object \d+ 0 R changed|annotation \d+ 0 R \(Widget\) added)$/,
+        /^(document catalog \d+ 0 R changed \(\/DSS\)|validation data \d+ 0 R \((\/DSS|\/Certs|\/OCSPs|\/CRLs|certificate|OCSP response|CRL)\) added|document timestamp of field DocTimeStamp-\w+ added|page \d+ 0 R \(page \d+\): annotations added|form dictionary \d+ 0 R changed \(\/Fields\)|annotation \d+ 0 R \(Widget\) added)$/,
       );
     }
+    // Revision by revision: what the first signer signed, then updates that only add what signing may add.
+    expect(
+      signedReport.revisions.map(({ number, end_bytes, signatures, verdict, content_changes }) => ({
+        number,
+        end_bytes,
+        signatures,
+        verdict,
+        content_changes,
+      })),
+    ).toEqual([
+      { number: 1, end_bytes: first.revision_bytes, signatures: [first.field_name], verdict: 'original', content_changes: [] },
+      {
+        number: 2,
+        end_bytes: second.revision_bytes,
+        signatures: [second.field_name],
+        verdict: 'signing_only',
+        content_changes: [],
+      },
+      { number: 3, end_bytes: expect.any(Number), signatures: [], verdict: 'signing_only', content_changes: [] },
+      { number: 4, end_bytes: finalPdf.length, signatures: [stamp.field_name], verdict: 'signing_only', content_changes: [] },
+    ]);
+    expect(signedReport.revisions[1].changes).toEqual(secondUpdate);
+    expect(signedReport.revisions[2].changes[0]).toMatch(/^document catalog \d+ 0 R changed \(\/DSS\)$/);
     expect(await longTermTailProblems(finalPdf)).toEqual([]);
     expect(stamp, stamp.problems.join('; ')).toMatchObject({
       field_name: expect.stringMatching(/^DocTimeStamp-/),
@@ -194,6 +241,7 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     const { chainPems } = await platformSigningIdentity(app.services, app.services.orm.em.fork());
     expect(await verifyPdfSignatures(finalPdf, { trustedRootsPem: chainPems.slice(-1) })).toEqual({
       signatures: signedReport.signatures,
+      revisions: signedReport.revisions,
       all_valid: true,
       document_bytes: finalPdf.length,
     });
@@ -252,42 +300,169 @@ describe('signature verification report (GET /api/v1/esign/verify, esignVerifica
     expect(report.all_valid).toBe(false);
   });
 
-  it('notices an incremental update appended after the last signature', async () => {
+  /** The revisions after the document time-stamp (the last one the service wrote), and the verdict of the whole. */
+  async function judged(tampered: Buffer) {
+    if (hasQpdf) qpdfCheck(tampered);
+    const report = await verifyPdfSignatures(tampered);
+    // Nothing signed was touched: every signature still verifies; only the appended revision is judged.
+    expect(report.signatures.every((s) => s.digest_valid && s.signature_valid && s.byte_range_valid)).toBe(true);
+    expect(report.revisions.slice(0, 4)).toEqual(signedReport.revisions);
+    return { report, appended: report.revisions.slice(4) };
+  }
+
+  async function finalDocument() {
     const doc = await PDFDocument.load(finalPdf);
     const page = doc.getPages()[0];
-    const added = doc.context.largestObjectNumber + 1;
+    return {
+      doc,
+      page,
+      next: doc.context.largestObjectNumber + 1,
+      root: doc.context.trailerInfo.Root!.toString(),
+    };
+  }
+
+  it('judges a content change appended after the last signature: the page changed, all_valid false', async () => {
+    const { page, next, root } = await finalDocument();
+    page.node.set(PDFName.of('Rotate'), PDFNumber.of(90));
     const tampered = appendUpdate(
       finalPdf,
       [
         { number: page.ref.objectNumber, body: page.node.toString() },
-        { number: added, body: '<< /Note (appended after signing) >>' },
+        { number: next, body: '<< /Note (appended after signing) >>' },
       ],
-      { size: added + 1, root: doc.context.trailerInfo.Root!.toString() },
+      { size: next + 1, root },
     );
-    if (hasQpdf) qpdfCheck(tampered);
     expect((await PDFDocument.load(tampered)).getPageCount()).toBe(4);
-
-    const report = await verifyPdfSignatures(tampered);
+    const { report, appended } = await judged(tampered);
     expect(report.all_valid).toBe(false);
-    // The last entry is the document time-stamp, which covered the whole file until this update.
+    const change = `page ${page.ref.objectNumber} 0 R (page 1) changed (/Rotate)`;
+    expect(appended).toEqual([
+      {
+        number: 5,
+        end_bytes: tampered.length,
+        signatures: [],
+        verdict: 'content_changed',
+        changes: [change, `other object ${next} 0 R added`],
+        content_changes: [change],
+      },
+    ]);
+    // Every signature lists it among the changes after it, the document time-stamp first of all.
     const [first, second, stamp] = report.signatures;
-    expect(report.signatures.every((s) => s.digest_valid && s.signature_valid && s.byte_range_valid)).toBe(true);
-    expect(stamp.sub_filter).toBe('ETSI.RFC3161');
     expect(stamp.covers_whole_document).toBe(false);
     expect(stamp.revision_bytes).toBe(finalPdf.length);
-    expect(stamp.changes_after).toEqual([
-      `page ${page.ref.objectNumber} 0 R (page 1) changed`,
-      `other object ${added} 0 R added`,
-    ]);
+    expect(stamp.changes_after).toEqual([change, `other object ${next} 0 R added`]);
     expect(second.changes_after).toEqual([...signedReport.signatures[1].changes_after, ...stamp.changes_after]);
     expect(first.changes_after).toEqual([...signedReport.signatures[0].changes_after, ...stamp.changes_after]);
+  });
 
-    // Bytes after the last %%EOF that are no update at all are reported too.
+  it('allows a comment annotation added after signing (as "changes allowed"), and ignores an object written again unchanged', async () => {
+    const { doc, page, next, root } = await finalDocument();
+    const annots = doc.context.obj([...(page.node.Annots()?.asArray() ?? []), PDFRef.of(next)]);
+    page.node.set(PDFName.of('Annots'), annots);
+    const contents = page.node.get(PDFName.of('Contents'));
+    const catalog = doc.context.lookup(doc.context.trailerInfo.Root!) as PDFDict;
+    const tampered = appendUpdate(
+      finalPdf,
+      [
+        { number: Number(root.split(' ')[0]), body: catalog.toString() },
+        { number: page.ref.objectNumber, body: page.node.toString() },
+        { number: next, body: `<< /Type /Annot /Subtype /Text /Rect [10 10 30 30] /Contents (Reviewed) /P ${page.ref} >>` },
+      ],
+      { size: next + 1, root },
+    );
+    const { report, appended } = await judged(tampered);
+    expect(appended).toEqual([
+      {
+        number: 5,
+        end_bytes: tampered.length,
+        signatures: [],
+        verdict: 'signing_only',
+        changes: [`page ${page.ref.objectNumber} 0 R (page 1): annotations added`, `annotation ${next} 0 R (Text) added`],
+        content_changes: [],
+      },
+    ]);
+    expect(contents).toBeInstanceOf(PDFRef);
+    expect(report.all_valid).toBe(true);
+  });
+
+  it('catches a cross-reference section that points a page back at its version before signing (shadow attack)', async () => {
+    const { page, next, root } = await finalDocument();
+    // The page was written twice: first as uploaded, then when the document time-stamp's widget was added.
+    const [older, current] = objectOffsets(finalPdf, page.ref.objectNumber);
+    expect(current).toBeGreaterThan(older);
+    const tampered = appendUpdate(finalPdf, [], { size: next, root }, () => [{ number: page.ref.objectNumber, offset: older }]);
+    const { report, appended } = await judged(tampered);
+    expect(appended.map((revision) => [revision.verdict, revision.content_changes])).toEqual([
+      [
+        'content_changed',
+        [`the cross-reference entry of object ${page.ref.objectNumber} 0 R points to an earlier version (byte ${older})`],
+      ],
+    ]);
+    expect(report.all_valid).toBe(false);
+  });
+
+  it('catches an update that frees an object in use, or writes an object its section does not list', async () => {
+    const { page, next, root } = await finalDocument();
+    const contents = page.node.get(PDFName.of('Contents')) as PDFRef;
+    const freed = appendUpdate(finalPdf, [], { size: next, root }, () => [{ number: contents.objectNumber, free: true }]);
+    const first = await judged(freed);
+    expect(first.appended.map((revision) => revision.content_changes)).toEqual([[`object ${contents.objectNumber} deleted`]]);
+    expect(first.report.all_valid).toBe(false);
+
+    // A new content stream for the page, written but left out of the section (a reader scanning objects shows it).
+    const hidden = appendUpdate(
+      finalPdf,
+      [
+        { number: contents.objectNumber, body: '<< /Length 20 >>\nstream\n0 0 m 600 800 l S\nendstream' },
+        { number: next, body: '<< /Note (listed) >>' },
+      ],
+      { size: next + 1, root },
+      (written) => [{ number: next, offset: written.get(next)! }],
+    );
+    const second = await judged(hidden);
+    expect(second.appended[0].verdict).toBe('content_changed');
+    expect(second.appended[0].content_changes).toEqual([
+      `object ${contents.objectNumber} 0 R (stream) changed (/Length, /Filter, its data)`,
+      `object ${contents.objectNumber} 0 R is written but not listed in the update's cross-reference section`,
+    ]);
+  });
+
+  it('catches a signature field whose signature is replaced', async () => {
+    const { doc, next, root } = await finalDocument();
+    const field = doc
+      .getForm()
+      .getFields()
+      .find((candidate) => candidate.getName() === signedReport.signatures[0].field_name)!;
+    field.acroField.dict.set(PDFName.of('V'), PDFRef.of(next));
+    const tampered = appendUpdate(
+      finalPdf,
+      [
+        { number: field.acroField.ref.objectNumber, body: field.acroField.dict.toString() },
+        {
+          number: next,
+          body: '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /Contents <00> /ByteRange [0 0 0 0] >>',
+        },
+      ],
+      { size: next + 1, root },
+    );
+    if (hasQpdf) qpdfCheck(tampered);
+    const report = await verifyPdfSignatures(tampered);
+    const last = report.revisions.at(-1)!;
+    expect(last.verdict).toBe('content_changed');
+    expect(last.content_changes).toEqual([`signature field ${field.acroField.ref}: its signature was replaced`]);
+    expect(report.all_valid).toBe(false);
+  });
+
+  it('reports bytes after the last %%EOF that are no update at all', async () => {
     const junk = await verifyPdfSignatures(Buffer.concat([finalPdf, Buffer.from('garbage', 'latin1')]));
     expect(junk.all_valid).toBe(false);
-    expect(junk.signatures[2].changes_after).toEqual([
-      '7 bytes appended after the last %%EOF (not a complete incremental update)',
-    ]);
+    const tail = '7 bytes appended after the last %%EOF (not a complete incremental update)';
+    expect(junk.signatures[2].changes_after).toEqual([tail]);
+    expect(junk.revisions.at(-1)).toMatchObject({ verdict: 'content_changed', content_changes: [tail] });
+    // White space after the last %%EOF is no update.
+    const spaced = await verifyPdfSignatures(Buffer.concat([finalPdf, Buffer.from('\n\n  \n', 'latin1')]));
+    expect(spaced.revisions).toEqual(signedReport.revisions);
+    expect(spaced.all_valid).toBe(true);
   });
 
   it('checks the certificate chain when given trust anchors', async () => {

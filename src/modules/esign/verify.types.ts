@@ -122,6 +122,35 @@ export class SignatureVerificationType {
   problems!: string[];
 }
 
+@ObjectType('DocumentRevision', {
+  simpleResolvers: true,
+  description: 'One revision of the PDF (an incremental update), from the one the first signature covers on, judged.',
+})
+export class DocumentRevisionType {
+  @Field(() => Int, {
+    description: '1: the document the first signature covers, with every update before it; later ones count up.',
+  })
+  number!: number;
+
+  @Field(() => Int, { description: 'Where the revision ends, in bytes from the start of the file.' })
+  end_bytes!: number;
+
+  @Field(() => [String], { description: 'The fields whose signature or document time-stamp this revision adds.' })
+  signatures!: string[];
+
+  @Field({
+    description:
+      '`original` (what the first signature covers), `signing_only` (it added only what signing may add: a signature, a document time-stamp, /DSS validation data, annotations, signature fields and their appearances), or `content_changed` (it changed what the document shows, or pointed objects at older versions, or freed objects in use).',
+  })
+  verdict!: string;
+
+  @Field(() => [String], { description: 'What the update did, in plain words, signatures first; empty for the original.' })
+  changes!: string[];
+
+  @Field(() => [String], { description: 'The changes signing may not make: why the verdict is `content_changed`.' })
+  content_changes!: string[];
+}
+
 @ObjectType('SignatureVerificationReport', {
   simpleResolvers: true,
   description: 'Every signature of a session’s current PDF, checked in-process.',
@@ -139,9 +168,14 @@ export class SignatureVerificationReportType {
   @Field(() => [SignatureVerificationType], { description: 'In file order.' })
   signatures!: SignatureVerificationType[];
 
+  @Field(() => [DocumentRevisionType], {
+    description: 'The revisions from the one the first signature covers on, oldest first, each judged.',
+  })
+  revisions!: DocumentRevisionType[];
+
   @Field({
     description:
-      'At least one signature, each with a well-formed ByteRange, a valid digest and signature, and the last one covering the whole document.',
+      'At least one signature, each with a well-formed ByteRange, a valid digest and signature (and a valid chain to a trust anchor), and no revision after the first signature changing content (updates after a signature add only what signing may add).',
   })
   all_valid!: boolean;
 }

@@ -16,9 +16,7 @@ import {
   PDFHexString,
   PDFName,
   PDFNumber,
-  PDFParser,
   PDFRef,
-  PDFStream,
   PDFString,
   type PDFContext,
   type PDFObject,
@@ -28,6 +26,9 @@ import { X509Certificate, createHash } from 'node:crypto';
 import { decodePDFRawStream, PDFRawStream } from 'pdf-lib';
 import { embeddedRevocation, type RevocationStatus } from './revocation/revocation-client';
 import { verifyDocumentTimestamp, verifySignatureTimestamp, type TimestampReport } from './verify-timestamp';
+import { parseWithHistory, RevisionReader, type RevisionReport } from './verify-revisions';
+
+export type { RevisionReport } from './verify-revisions';
 
 export interface SignatureReport {
   /** The field's full name (`/T`, parents joined with dots); '' for a field without one. */
@@ -82,8 +83,14 @@ export interface DocumentVerification {
   /** In file order (by where each signature's /Contents is). */
   signatures: SignatureReport[];
   /**
+   * The revisions from the one the first signature covers on, each judged: did it only add what signing may add,
+   * or change the content the earlier signatures covered?
+   */
+  revisions: RevisionReport[];
+  /**
    * There is at least one signature, every one has a well-formed ByteRange, a valid digest and signature (and a
-   * valid chain when trust anchors were given), and the last one covers the whole document.
+   * valid chain when trust anchors were given), and no revision after the first signature changed content: what was
+   * appended after a signature is only what signing may add (as Acrobat's "changes allowed").
    */
   all_valid: boolean;
   document_bytes: number;
@@ -102,13 +109,17 @@ interface FoundSignature {
 
 export async function verifyPdfSignatures(pdf: Uint8Array, options: VerifyPdfOptions = {}): Promise<DocumentVerification> {
   const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-  const doc = await PDFDocument.load(bytes, { updateMetadata: false, ignoreEncryption: true });
-  const found = signatureFields(doc);
-  const fieldBySignature = new Map(found.filter((sig) => sig.ref).map((sig) => [sig.ref!.toString(), sig.fieldName]));
-  const pageNumbers = new Map(doc.getPages().map((page, index) => [page.ref.toString(), index + 1]));
-  const updates = new UpdateReader(bytes, { fieldBySignature, pageNumbers });
+  // One parse keeps every version of every object: the signatures are read from the last, the revisions judged
+  // against the earlier ones.
+  const history = await parseWithHistory(bytes);
+  const { context } = history;
+  const catalog = context.lookup(context.trailerInfo.Root);
+  if (!(catalog instanceof PDFDict)) throw new Error('the document has no catalog');
+  const found = signatureFields(context, catalog);
+  const fieldBySignature = new Map(found.flatMap((sig) => (sig.ref ? [[sig.ref, sig.fieldName] as const] : [])));
+  const updates = new RevisionReader(history, fieldBySignature);
 
-  const dss = validationData(doc);
+  const dss = validationData(catalog);
   const signatures: SignatureReport[] = [];
   for (const signature of found) signatures.push(await verifySignature(bytes, signature, updates, options, dss));
   signatures.sort((a, b) => (a.byte_range[1] ?? 0) - (b.byte_range[1] ?? 0));
@@ -120,16 +131,19 @@ export async function verifyPdfSignatures(pdf: Uint8Array, options: VerifyPdfOpt
     if (signature.pades_level === 'B-LT' && covered) signature.pades_level = 'B-LTA';
   }
 
-  const last = signatures.at(-1);
+  const revisions = updates.revisions(
+    signatures.filter((s) => s.byte_range_valid).map((s) => ({ field: s.field_name, revisionEnd: s.revision_bytes })),
+  );
   const all_valid =
-    !!last?.covers_whole_document &&
-    signatures.every((s) => s.byte_range_valid && s.digest_valid && s.signature_valid && s.certificate_chain_valid !== false);
-  return { signatures, all_valid, document_bytes: bytes.length };
+    signatures.length > 0 &&
+    signatures.every((s) => s.byte_range_valid && s.digest_valid && s.signature_valid && s.certificate_chain_valid !== false) &&
+    revisions.every((revision) => revision.verdict !== 'content_changed');
+  return { signatures, revisions, all_valid, document_bytes: bytes.length };
 }
 
 /** The OCSP responses and CRLs of the catalog's /DSS (PAdES B-LT); null when the document has none. */
-function validationData(doc: PDFDocument): { ocsps: Buffer[]; crls: Buffer[] } | null {
-  const dss = valueOf(doc.catalog, 'DSS');
+function validationData(catalog: PDFDict): { ocsps: Buffer[]; crls: Buffer[] } | null {
+  const dss = valueOf(catalog, 'DSS');
   if (!(dss instanceof PDFDict)) return null;
   const streams = (key: string) => {
     const list = valueOf(dss, key);
@@ -159,7 +173,7 @@ function issuerAmong(certificatePem: string, candidates: string[]): string | und
 export async function signatureContents(pdf: Uint8Array): Promise<Buffer[]> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
   const contents: Buffer[] = [];
-  for (const { dict } of signatureFields(doc)) {
+  for (const { dict } of signatureFields(doc.context, doc.catalog)) {
     const value = valueOf(dict, 'Contents');
     if (value instanceof PDFHexString || value instanceof PDFString) contents.push(Buffer.from(value.asBytes()));
   }
@@ -169,7 +183,7 @@ export async function signatureContents(pdf: Uint8Array): Promise<Buffer[]> {
 async function verifySignature(
   pdf: Buffer,
   found: FoundSignature,
-  updates: UpdateReader,
+  updates: RevisionReader,
   options: VerifyPdfOptions,
   dss: { ocsps: Buffer[]; crls: Buffer[] } | null,
 ): Promise<SignatureReport> {
@@ -215,7 +229,7 @@ async function verifySignature(
     pades_level: null,
     covers_whole_document: inside && byteRange[2] + byteRange[3] === pdf.length,
     revision_bytes: inside ? byteRange[2] + byteRange[3] : 0,
-    changes_after: inside ? await updates.changesAfter(byteRange[2] + byteRange[3]) : [],
+    changes_after: inside ? updates.changesAfter(byteRange[2] + byteRange[3]) : [],
     problems,
   };
   if (!(contents instanceof PDFHexString || contents instanceof PDFString)) {
@@ -290,11 +304,10 @@ function gapIsContents(pdf: Buffer, byteRange: number[], contents: PDFObject | u
 // Finding the signatures
 
 /** Every signed signature field (FT /Sig, inherited or not, with a /V dictionary), walking /Fields and /Kids. */
-function signatureFields(doc: PDFDocument): FoundSignature[] {
-  const context = doc.context;
+function signatureFields(context: PDFContext, catalog: PDFDict): FoundSignature[] {
   const found: FoundSignature[] = [];
   const seen = new Set<PDFObject>();
-  const acroForm = valueOf(doc.catalog, 'AcroForm');
+  const acroForm = valueOf(catalog, 'AcroForm');
   const fields = acroForm instanceof PDFDict ? valueOf(acroForm, 'Fields') : undefined;
 
   const visit = (node: PDFObject, parentName: string | null, inheritedType: PDFObject | undefined, depth: number) => {
@@ -346,117 +359,4 @@ export function parsePdfDate(value: string): Date | null {
   const time = Date.UTC(year!, month! - 1, day, hour, minute, second) - offsetMinutes * 60_000;
   const date = new Date(time);
   return Number.isNaN(time) || month! < 1 || month! > 12 || day! < 1 || day! > 31 ? null : date;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// What changed after a revision
-
-const EOF = Buffer.from('%%EOF', 'latin1');
-const PDF_HEADER = Buffer.from('%PDF-1.7\n', 'latin1');
-
-interface UpdateContext {
-  fieldBySignature: Map<string, string>;
-  pageNumbers: Map<string, number>;
-}
-
-/**
- * Reads the incremental updates after a revision: the file is split at each `%%EOF` after the revision's
- * end, and each update is parsed on its own (pdf-lib's parser, with object streams unpacked), so every object
- * is classified as that update wrote it. An object whose number is below the previous revision's /Size
- * existed before, so it was changed; at or above, it was added.
- */
-class UpdateReader {
-  private readonly eofs: number[] = [];
-  private readonly described = new Map<string, Promise<string[]>>();
-
-  constructor(
-    private readonly pdf: Buffer,
-    private readonly context: UpdateContext,
-  ) {
-    for (let at = pdf.indexOf(EOF); at >= 0; at = pdf.indexOf(EOF, at + EOF.length)) this.eofs.push(at + EOF.length);
-  }
-
-  async changesAfter(revisionEnd: number): Promise<string[]> {
-    const changes: string[] = [];
-    let start = revisionEnd;
-    let size = trailerSize(this.pdf, revisionEnd);
-    for (const end of this.eofs) {
-      if (end <= revisionEnd) continue;
-      changes.push(...(await this.describeUpdate(start, end, size)));
-      const updateSize = trailerSize(this.pdf, end, start);
-      if (updateSize !== null) size = Math.max(size ?? 0, updateSize);
-      start = end;
-    }
-    const tail = this.pdf.subarray(start);
-    if (/[^\s\0]/.test(tail.toString('latin1')))
-      changes.push(`${tail.length} bytes appended after the last %%EOF (not a complete incremental update)`);
-    return changes;
-  }
-
-  /** Signatures share their later updates: each is parsed once. */
-  private describeUpdate(start: number, end: number, previousSize: number | null): Promise<string[]> {
-    const key = `${start}:${end}:${previousSize}`;
-    let described = this.described.get(key);
-    if (!described) {
-      described = this.parseAndDescribe(this.pdf.subarray(start, end), previousSize);
-      this.described.set(key, described);
-    }
-    return described;
-  }
-
-  private async parseAndDescribe(segment: Buffer, previousSize: number | null): Promise<string[]> {
-    let context: PDFContext;
-    try {
-      context = await parseUpdate(segment);
-    } catch {
-      return [`an incremental update of ${segment.length} bytes that could not be parsed`];
-    }
-    const described = context
-      .enumerateIndirectObjects()
-      .sort(([a], [b]) => a.objectNumber - b.objectNumber)
-      .map(([ref, object]) => this.describe(ref, object, previousSize !== null && ref.objectNumber >= previousSize));
-    // Signatures first: they are what a reader looks for.
-    return [...described.filter((d) => d.signature), ...described.filter((d) => !d.signature)].map((d) => d.text);
-  }
-
-  private describe(ref: PDFRef, object: PDFObject, added: boolean): { text: string; signature: boolean } {
-    const dict = object instanceof PDFDict ? object : object instanceof PDFStream ? object.dict : undefined;
-    const type = nameOf(dict, 'Type');
-    const subtype = nameOf(dict, 'Subtype');
-    const verb = added ? 'added' : 'changed';
-    const id = ref.toString();
-    if (type === 'Sig' || type === 'DocTimeStamp') {
-      const field = this.context.fieldBySignature.get(id);
-      const what = type === 'Sig' ? 'signature' : 'document timestamp';
-      return { text: field === undefined ? `${what} ${id} ${verb}` : `${what} of field ${field} ${verb}`, signature: true };
-    }
-    if (nameOf(dict, 'FT') === 'Sig' || subtype === 'Widget' || subtype === 'Stamp')
-      return {
-        text: added ? `annotation ${id} (${subtype ?? 'Widget'}) added` : `appearance of annotation ${id} changed`,
-        signature: false,
-      };
-    if (type === 'Annot') return { text: `annotation ${id}${subtype ? ` (${subtype})` : ''} ${verb}`, signature: false };
-    if (type === 'Page') {
-      const number = this.context.pageNumbers.get(id);
-      return { text: `page ${id}${number ? ` (page ${number})` : ''} ${verb}`, signature: false };
-    }
-    if (type === 'Catalog') return { text: `document catalog ${id} ${verb}`, signature: false };
-    const kind = type ?? subtype;
-    return { text: `other object ${id}${kind ? ` (${kind})` : ''} ${verb}`, signature: false };
-  }
-}
-
-/** One update on its own: pdf-lib's parser reads objects (unpacking object streams), xref sections and trailers. */
-function parseUpdate(segment: Buffer): Promise<PDFContext> {
-  return PDFParser.forBytesWithOptions(Buffer.concat([PDF_HEADER, segment]), Infinity, true).parseDocument();
-}
-
-/** The /Size of the last trailer (or cross-reference stream) that ends before `end` (and after `from`). */
-function trailerSize(pdf: Buffer, end: number, from = 0): number | null {
-  for (let at = pdf.lastIndexOf('/Size', end - 1, 'latin1'); at >= from; at = pdf.lastIndexOf('/Size', at - 1, 'latin1')) {
-    const match = /^\/Size\s*(\d+)/.exec(pdf.toString('latin1', at, Math.min(end, at + 32)));
-    if (match) return Number(match[1]);
-    if (at === 0) break;
-  }
-  return null;
 }
