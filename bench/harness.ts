@@ -13,6 +13,7 @@ import { creditWallet } from '../src/modules/wallet/credit-wallet';
 import { startServices, type RunningServices } from '../src/platform/bootstrap';
 import { databaseUrl, freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/platform/db/embedded-postgres';
 import { createLogger } from '../src/platform/logger';
+import { benchTsaUrl } from './signing-peers';
 
 export interface BenchApp {
   url: string;
@@ -100,6 +101,7 @@ export async function benchServiceEnv(databaseUrl: string, env: Record<string, s
       SECRETS_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
       PLATFORM_SIGNING_PFX: pfxPath,
       PLATFORM_SIGNING_PFX_PASSWORD: 'bench',
+      TSA_URL: await benchTsaUrl(),
       ALLOW_SANDBOX_ESP: 'true',
       ALLOW_SIMULATED_VENDOR: 'true',
       DB_POOL_MAX: '10',

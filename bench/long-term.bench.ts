@@ -1,18 +1,14 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { PDFDocument } from 'pdf-lib';
-import { createRootCa, issueSigningCertificate } from '../src/modules/signing/certificates';
 import { signDetachedCms, type SigningIdentity } from '../src/modules/signing/cms-sign';
 import { appendValidationData } from '../src/modules/signing/pdf/dss';
 import { prepareForSigning } from '../src/modules/signing/pdf/prepare-for-signing';
 import { buildDocumentTimestampUpdate, fillSignature, signIncrementally } from '../src/modules/signing/pdf/sign-incrementally';
-import { decodeOcspRequest, encodeOcspResponse } from '../src/modules/signing/revocation/revocation-protocol';
 import { fetchRevocation } from '../src/modules/signing/revocation/revocation-client';
 import { addSignatureTimestamp } from '../src/modules/signing/tsa/signature-timestamp';
-import { answerTimestampRequest } from '../src/modules/signing/tsa/sandbox-tsa';
 import { tsaStamper } from '../src/modules/signing/tsa/tsa-client';
 import { verifyPdfSignatures } from '../src/modules/signing/verify-document';
+import { benchSigningPeers } from './signing-peers';
 import type { BenchRow } from './measure';
 import { documentOf } from './signing.bench';
 
@@ -25,27 +21,6 @@ async function preparedDocument(megabytes: number, fields: number): Promise<Uint
       signatureBoxes: [{ page: 0, x: 40 + (i % 3) * 180, y: 100 + Math.floor(i / 3) * 60, width: 170, height: 50 }],
     })),
   );
-}
-
-/** A local TSA and OCSP responder, as the service's sandbox answers them, reached over HTTP. */
-async function peers(root: SigningIdentity, tsa: SigningIdentity) {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.url === '/tsa')
-        res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(answerTimestampRequest(tsa, body));
-      else {
-        const request = decodeOcspRequest(body);
-        res
-          .writeHead(200, { 'content-type': 'application/ocsp-response' })
-          .end(encodeOcspResponse(root, request.certIds, { now: new Date(), hours: 24, nonce: request.nonce }));
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 async function median(runs: number, measure: () => Promise<number>): Promise<number> {
@@ -61,30 +36,42 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: Number(process.hrtime.bigint() - began) / 1e6, value };
 }
 
+/** A PDF of about `megabytes` MB signed `signatures` times, each signature time-stamped (B-T), as incremental updates. */
+export async function timestampedDocument(megabytes: number, signatures: number): Promise<Uint8Array> {
+  const { signer, stamper, close } = await benchSigningPeers();
+  try {
+    return await signedRevisions(await preparedDocument(megabytes, signatures), signatures, signer, stamper);
+  } finally {
+    await close();
+  }
+}
+
+async function signedRevisions(
+  pdf: Uint8Array,
+  signatures: number,
+  signer: SigningIdentity,
+  stamper: ReturnType<typeof tsaStamper>,
+): Promise<Uint8Array> {
+  let signed = pdf;
+  for (let i = 0; i < signatures; i++) {
+    signed = await signIncrementally(signed, {
+      fieldName: `signer-${i}`,
+      signerName: `Signer ${i}`,
+      time: new Date(),
+      appearanceLines: [`Signer ${i}`],
+      sign: async (ranges) => addSignatureTimestamp(await signDetachedCms(ranges, signer), stamper),
+    });
+  }
+  return signed;
+}
+
 /**
  * What trusted time and long-term validation cost (issue 18): a signature with its RFC 3161 time-stamp (B-T) against
  * the same signature without (B-B) on the same 10 MB document, the long-term step of a completion (revocation
  * data, /DSS, document time-stamp), the bytes each adds, and verifying a 50 MB document of 10 signatures.
  */
 export async function longTermBenchmarks(): Promise<BenchRow[]> {
-  const root = createRootCa('Bench Root', 'Bench');
-  const tsaCertificate = issueSigningCertificate(
-    root,
-    { commonName: 'Bench TSA' },
-    { notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000) },
-    { purpose: 'timestamps' },
-  );
-  const rootIdentity = { ...root, chainPems: [] };
-  const tsa = { ...tsaCertificate, chainPems: [root.certificatePem] };
-  const { server, url } = await peers(rootIdentity, tsa);
-  const signerCertificate = issueSigningCertificate(
-    root,
-    { commonName: 'Bench Signer' },
-    { notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000) },
-    { revocation: { ocspUrl: `${url}/ocsp`, crlUrl: `${url}/crl` } },
-  );
-  const signer: SigningIdentity = { ...signerCertificate, chainPems: [root.certificatePem] };
-  const stamper = tsaStamper({ url: `${url}/tsa`, timeoutMs: 10_000, retries: 0 });
+  const { root, tsa, signer, stamper, close } = await benchSigningPeers();
   const rows: BenchRow[] = [];
   try {
     const pdf = await preparedDocument(10, 1);
@@ -144,16 +131,7 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
     });
 
     // Verification: linear in the file, ten revisions of a 50 MB document.
-    let big: Uint8Array = await preparedDocument(50, 10);
-    for (let i = 0; i < 10; i++) {
-      big = await signIncrementally(big, {
-        fieldName: `signer-${i}`,
-        signerName: `Signer ${i}`,
-        time: new Date(),
-        appearanceLines: [`Signer ${i}`],
-        sign: async (ranges) => addSignatureTimestamp(await signDetachedCms(ranges, signer), stamper),
-      });
-    }
+    const big = await signedRevisions(await preparedDocument(50, 10), 10, signer, stamper);
     const verify = await median(
       3,
       async () => (await timed(() => verifyPdfSignatures(big, { trustedRootsPem: [root.certificatePem] }))).ms,
@@ -169,7 +147,7 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
       ok: verify < 2000 && report.all_valid,
     });
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await close();
   }
   return rows;
 }
