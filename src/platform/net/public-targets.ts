@@ -1,5 +1,6 @@
+import dns from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
  * Addresses a request made on someone else's say-so (a URL in an uploaded certificate, a webhook target) must not
@@ -25,7 +26,6 @@ for (const [network, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['::ffff:0:0', 96], // IPv4-mapped: judged as IPv4 below
 ] as const)
   BLOCKED.addSubnet(network, prefix, 'ipv6');
 
@@ -33,9 +33,11 @@ export class BlockedTarget extends Error {
   override name = 'BlockedTarget';
 }
 
+/**
+ * Node's BlockList judges an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) by the IPv4 rules, and an
+ * IPv4 address by IPv4-mapped IPv6 rules too: so no `::ffff:0:0/96` rule here, which would block every IPv4 address.
+ */
 function blocked(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return BLOCKED.check(mapped, 'ipv4');
   return BLOCKED.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
@@ -46,3 +48,21 @@ export async function assertPublicTarget(url: URL): Promise<void> {
   const refused = addresses.find(blocked);
   if (refused) throw new BlockedTarget(`${url.host} resolves to ${refused}, which is not a public address`);
 }
+
+/**
+ * A `lookup` for http.request that resolves the host and refuses it (BlockedTarget) when any address it resolves to
+ * is one above, so the connection goes to the very address that was checked: a name that resolves to a public
+ * address when a target is saved and to a private one when it is called (DNS rebinding) is refused then. Node does
+ * not call `lookup` for an IP literal: check those with assertPublicTarget before the request.
+ */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
+    const refused = error ? undefined : addresses.find((entry) => blocked(entry.address));
+    const failure =
+      error ?? (refused ? new BlockedTarget(`${hostname} resolves to ${refused.address}, which is not a public address`) : null);
+    const reply = callback as (...args: unknown[]) => void;
+    if (failure) reply(failure, options.all ? [] : '', 0);
+    else if (options.all) reply(null, addresses);
+    else reply(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
