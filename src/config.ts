@@ -82,6 +82,16 @@ const envSchema = z.object({
   SMS_HTTP_TOKEN: optionalString,
   WHATSAPP_HTTP_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   WHATSAPP_HTTP_TOKEN: optionalString,
+  /** Webhook targets on loopback, private, link-local or metadata addresses: refused unless this is true (local development). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Seconds between attempts, in order; the last repeats until the retry window closes. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'seconds, comma-separated')
+    .default('60,300,1800,7200,18000,36000,50400,72000'),
+  /** How long a delivery is retried after its first attempt, and how long an endpoint may fail before it is disabled. */
+  WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().min(1).max(2_592_000).default(259_200),
   NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   NOTIFY_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(5),
   NOTIFY_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
@@ -161,6 +171,14 @@ export interface AppConfig {
     claimSeconds: number;
   };
   notifications: NotificationConfig;
+  webhooks: {
+    /** WEBHOOK_ALLOW_PRIVATE: targets on private, loopback and link-local addresses allowed (local development). */
+    allowPrivateTargets: boolean;
+    timeoutMs: number;
+    /** Delays between attempts, in seconds; the last repeats. */
+    retrySchedule: number[];
+    retryWindowSeconds: number;
+  };
   /** Requests per minute per caller (0: no limit); see docs/api.md, Limits. */
   rateLimits: { perToken: number; perSigner: number; perAddress: number };
   /** What one GraphQL operation may ask for, on HTTP and graphql-ws alike. */
@@ -293,6 +311,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       vendorRejectionRate: env.STAMP_VENDOR_REJECTION_RATE,
       procureBatch: env.STAMP_PROCURE_BATCH,
       claimSeconds: env.STAMP_CLAIM_SECONDS,
+    },
+    webhooks: {
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retrySchedule: env.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number),
+      retryWindowSeconds: env.WEBHOOK_RETRY_WINDOW_SECONDS,
     },
     notifications: {
       mailFrom: mailFrom!,

@@ -13,6 +13,7 @@ import { stampsModule } from './modules/stamps';
 import { templatesModule } from './modules/templates';
 import { accessTokenVerifier, usersModule } from './modules/users';
 import { walletModule } from './modules/wallet';
+import { webhooksModule } from './modules/webhooks';
 import { compose } from './platform/module';
 import { RateLimitCounter } from './platform/rate-limit/rate-limit-counter.entity';
 
@@ -29,6 +30,7 @@ export const modules = [
   signerJourneyModule,
   notificationsModule,
   auditModule,
+  webhooksModule,
 ];
 
 export const composition = compose(modules, { entities: [RateLimitCounter], tokens: accessTokenVerifier });

@@ -9,6 +9,8 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { WorkerPool } from './workers/worker-pool';
 import { createFaceMatcher } from './face';
 import { createQueues, startWorkers } from './jobs/jobs';
+import { buildAppSchema } from './graphql/schema';
+import { createRestReader } from './rest/rest-reads';
 import type { Logger } from './logger';
 import type { Composition } from './module';
 import type { AppServices } from './services';
@@ -87,6 +89,7 @@ export async function startServices(
       (text, values) => leanRows(orm, text, values),
       (error) => log.warn({ err: error }, 'rate limit counts not shared this time; kept for the next flush'),
     ),
+    restReads: createRestReader(() => services, () => buildAppSchema(composition.resolvers), composition.restRoutes),
     stop: async () => {
       await services.rateLimiter.stop();
       await services.untrusted.close();

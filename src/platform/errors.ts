@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   pfx_wrong_password: 400,
   pfx_no_private_key: 400,
   pfx_certificate_expired: 400,
+  webhook_target_refused: 400,
   query_too_complex: 400,
   unauthorized: 401,
   insufficient_balance: 402,

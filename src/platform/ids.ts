@@ -14,7 +14,11 @@ export type IdPrefix =
   | 'wle'
   | 'otp'
   | 'ntf'
-  | 'aud';
+  | 'aud'
+  | 'whk'
+  | 'evt'
+  | 'whd'
+  | 'wha';
 
 /** Public identifiers: a kind prefix and 128 random bits, so they can be neither guessed nor enumerated. */
 export function newId(prefix: IdPrefix): string {

@@ -1,3 +1,4 @@
+import type { RestReader } from './rest/rest-reader';
 import type PgBoss from 'pg-boss';
 import type { AppConfig } from '../config';
 import type { FaceMatcher } from './face';
@@ -30,4 +31,6 @@ export interface AppServices {
   rateLimiter: RateLimiter;
   /** Worker threads for work on attacker-supplied bytes (PDF parsing and verification, images). */
   untrusted: WorkerPool;
+  /** The documented REST reads, computed in-process for an actor (webhook events carry resources this way). */
+  restReads: RestReader;
 }

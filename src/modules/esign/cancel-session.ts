@@ -5,7 +5,7 @@ import type { Actor } from '../../platform/auth/actor';
 import { EsignSession } from './esign-session.entity';
 import { getOwnSession } from './read-sessions';
 import { settleSessionStamps } from '../stamps';
-import { publishSessionChange } from './session-events';
+import { publishSessionChange, recordSessionWebhook } from './session-events';
 import { recordAudit } from '../audit';
 
 /** Ends a pending session for good; its signer links stop working. Only a pending session can be cancelled. */
@@ -32,6 +32,7 @@ export async function cancelSession(
     await tx.flush();
     await settleSessionStamps(services, tx, [session.id], 'release');
     await publishSessionChange(services, tx, { client_id: session.id, user_id: actor.userId, status: 'cancelled' });
+    await recordSessionWebhook(services, tx, { id: session.id, userId: actor.userId }, 'esign.session.cancelled');
     return true;
   });
   await em.refresh(session);

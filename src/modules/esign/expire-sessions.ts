@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { settleSessionStamps } from '../stamps';
-import { publishSessionChange } from './session-events';
+import { publishSessionChange, recordSessionWebhook } from './session-events';
 import { recordAudit } from '../audit';
 import { EsignSession } from './esign-session.entity';
 
@@ -40,6 +40,7 @@ export async function expireDueSessions(
     await tx.flush();
     for (const row of rows) {
       await publishSessionChange(services, tx, { client_id: row.id, user_id: row.user_id, status: 'expired' });
+      await recordSessionWebhook(services, tx, { id: row.id, userId: row.user_id }, 'esign.session.expired');
     }
     return rows.map((row) => row.id);
   });

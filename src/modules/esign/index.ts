@@ -18,7 +18,7 @@ export { EsignSession, Signer, type SignType } from './esign-session.entity';
 export { createSession } from './initialize-esign';
 export { planSession } from './plan-session';
 export { recordSignature } from './record-signature';
-export { publishSignerChange } from './session-events';
+export { publishSignerChange, recordSessionWebhook } from './session-events';
 export { ElementInput, SignerInput, SignerLayoutInput, type SessionRequest } from './session.inputs';
 export { SessionOptionsArgs } from './session.resolver';
 export { EsignSessionType, toSessionView } from './session.types';

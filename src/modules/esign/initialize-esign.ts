@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { reserveFileSlot, storeBytes } from '../files';
 import { queueInvite } from './signer-messages';
+import { recordSessionWebhook } from './session-events';
 import { recordAudit } from '../audit';
 import { reserveStamps } from '../stamps';
 import { User } from '../users';
@@ -84,6 +85,7 @@ export async function createSession(
         { name: EXPIRE_SESSION_JOB, data: { client_id: created.id }, startAfter: created.expiresAt, singletonKey: created.id },
       ]);
       await tx.flush();
+      await recordSessionWebhook(services, tx, { id: created.id, userId: actor.userId }, 'esign.session.created');
       return created;
     })
     .catch(async (error: unknown) => {

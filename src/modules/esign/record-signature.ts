@@ -6,7 +6,7 @@ import { StoredFile, storeBytes } from '../files';
 import { EsignSession, Signer } from './esign-session.entity';
 import { queueCompletion, queueInvite } from './signer-messages';
 import { settleSessionStamps } from '../stamps';
-import { publishSignerChange } from './session-events';
+import { publishSignerChange, recordSessionWebhook } from './session-events';
 
 /**
  * Records that the signer whose turn it is has signed: the signed revision becomes the session's
@@ -53,6 +53,9 @@ export async function recordSignature(
       await queueInvite(services, tx, session, next);
     }
     await publishSignerChange(services, tx, session, signer);
+    const owner = { id: session.id, userId: session.user.id };
+    await recordSessionWebhook(services, tx, owner, 'esign.signer.signed', signer.id);
+    if (session.status === 'completed') await recordSessionWebhook(services, tx, owner, 'esign.session.completed');
     return session;
   });
   return stored;

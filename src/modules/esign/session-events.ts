@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
+import { recordWebhookEvent, type WebhookEventType } from '../webhooks';
 import type { EsignSession } from './esign-session.entity';
 
 export const sessionTopic = (clientId: string) => `esign:${clientId}`;
@@ -29,5 +30,25 @@ export function publishSignerChange(
     status: session.status,
     signer_id: signer.id,
     signer_status: signer.status,
+  });
+}
+
+/**
+ * A webhook event about a session (`esign.*`), in `em`'s transaction; its `data` is the session as GET
+ * esign/details shows it, and a signer's event names the signer (`signer_id`).
+ */
+export function recordSessionWebhook(
+  services: AppServices,
+  em: EntityManager,
+  session: { id: string; userId: string },
+  type: Extract<WebhookEventType, `esign.${string}`>,
+  signerId?: string,
+): Promise<void> {
+  return recordWebhookEvent(services, em, {
+    userId: session.userId,
+    type,
+    resourceId: session.id,
+    read: { operation: 'Query.esignSession', variables: { client_id: session.id } },
+    ...(signerId ? { attributes: { signer_id: signerId } } : {}),
   });
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, isAppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, lockTurn, signerByToken, publishSignerChange, Signer } from '../esign';
+import { EsignSession, lockTurn, signerByToken, publishSignerChange, recordSessionWebhook, Signer } from '../esign';
 import { assertChecksPassed } from './checks/checks';
 import { espBackends, nameMatchScore, normalizeAadhaarNumber, readAadhaarCertDetails, type EspBackend } from '../signing';
 import type { SigningMaterial } from './signing-material';
@@ -135,7 +135,13 @@ export function isRefusedOtp(error: unknown): error is AppError {
  * A refused Aadhaar OTP is recorded after the signing transaction rolled back (it held the session row, which
  * the audit row refers to), together with the signer's failure when that was the last attempt.
  */
-export async function auditRefusedOtp(em: EntityManager, found: Signer, origin: RequestOrigin, error: AppError) {
+export async function auditRefusedOtp(
+  services: AppServices,
+  em: EntityManager,
+  found: Signer,
+  origin: RequestOrigin,
+  error: AppError,
+) {
   await em.transactional(async (tx) => {
     const signer = await tx.findOneOrFail(Signer, { id: found.id });
     const session = tx.getReference(EsignSession, found.session.id);
@@ -149,6 +155,8 @@ export async function auditRefusedOtp(em: EntityManager, found: Signer, origin: 
     });
     if (signer.status === 'failed') {
       recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'Aadhaar OTP retries exhausted' } });
+      const { user } = await tx.findOneOrFail(EsignSession, { id: found.session.id }, { fields: ['user'] });
+      await recordSessionWebhook(services, tx, { id: found.session.id, userId: user.id }, 'esign.signer.failed', signer.id);
     }
   });
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, signerByToken } from '../esign';
+import { EsignSession, recordSessionWebhook, signerByToken } from '../esign';
 import { StoredFile } from '../files';
 
 /** The document a signer may read: its size, and its bytes once the caller is ready to send them. */
@@ -31,7 +31,18 @@ export async function readSignerDocument(
     throw new AppError('conflict', { message: 'downloading the signed document is not allowed' });
   const file = await em.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
   await em.transactional(async (tx) => {
+    // The owner hears of a signer's first look only; every look is in the audit trail.
+    const [seen] = await tx
+      .getConnection()
+      .execute<unknown[]>(
+        `select 1 from esign_audit_events where signer_id = ? and event = 'viewed' limit 1`,
+        [signer.id],
+        'all',
+        tx.getTransactionContext(),
+      );
     recordAudit(tx, { session, signer, event: 'viewed', origin, details: { file_id: file.id } });
+    if (!seen)
+      await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.viewed', signer.id);
   });
   return { sizeBytes: file.sizeBytes, open: () => services.blobs.getStream(file.storageKey) };
 }

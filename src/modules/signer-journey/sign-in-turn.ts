@@ -34,7 +34,7 @@ export async function signAsSigner(
   try {
     return await signInTurn(services, em, found, input, origin);
   } catch (error) {
-    if (isRefusedOtp(error)) await auditRefusedOtp(em.fork(), found, origin, error);
+    if (isRefusedOtp(error)) await auditRefusedOtp(services, em.fork(), found, origin, error);
     throw error;
   }
 }

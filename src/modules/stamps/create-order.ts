@@ -5,8 +5,8 @@ import { formatRupees } from '../../platform/money';
 import type { AppServices } from '../../platform/services';
 import type { Actor } from '../../platform/auth/actor';
 import { User } from '../users';
-import { applyLedgerChange } from '../wallet';
-import { publishOrderChange } from './order-events';
+import { chargeOrRefund } from '../wallet';
+import { publishOrderChange, recordOrderCreated } from './order-events';
 import { ORDER_LIMITS, planOrder, type CreateOrderInput, type OrderPlan } from './plan-order';
 import { enqueueProcurement } from './procure-stamps.job';
 import { StampOrder } from './stamp-order.entity';
@@ -149,7 +149,7 @@ async function createPlannedOrder(
         tx.getTransactionContext(),
       );
       if (chargedPaise > 0n) {
-        await applyLedgerChange(tx, {
+        await chargeOrRefund(services, tx, {
           userId: actor.userId,
           kind: 'charge',
           amountPaise: chargedPaise,
@@ -158,6 +158,7 @@ async function createPlannedOrder(
         });
       }
       await publishOrderChange(services, tx, { id: created.id, userId: actor.userId });
+      await recordOrderCreated(services, tx, { id: created.id, userId: actor.userId });
       // Its procurement jobs commit with the order (and its charge): an order never waits for the sweep.
       await enqueueProcurement(services, tx, created.id, quantity);
       return created;

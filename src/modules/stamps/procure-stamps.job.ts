@@ -4,8 +4,8 @@ import { enqueue } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
 import { newStoredFile, reserveFileSlot } from '../files';
-import { applyLedgerChange } from '../wallet';
-import { publishOrderChange } from './order-events';
+import { chargeOrRefund } from '../wallet';
+import { publishOrderChange, recordOrderProgress } from './order-events';
 import { renderCertificate } from './render-certificate';
 import { StampInstance, StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
@@ -75,7 +75,7 @@ async function settle(
         tx.getTransactionContext(),
       );
       if (rejected.length === 1 && !order.mock) {
-        await applyLedgerChange(tx, {
+        await chargeOrRefund(services, tx, {
           userId: order.user.id,
           kind: 'refund',
           amountPaise: order.dutyPaise + order.feePaise,
@@ -160,6 +160,7 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
   });
   await Promise.all(lanes);
   await publishOrderChange(services, em, { id: order.id, userId: order.user.id });
+  await recordOrderProgress(services, em, { id: order.id, userId: order.user.id });
 
   const waiting = await em.count(StampInstance, {
     order: orderId,

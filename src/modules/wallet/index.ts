@@ -5,7 +5,7 @@ import { WalletResolver } from './wallet.resolver';
 import { walletRestRoutes } from './wallet.rest';
 
 export { creditWallet, type LedgerResult } from './credit-wallet';
-export { applyLedgerChange, type LedgerChange } from './ledger';
+export { applyLedgerChange, chargeOrRefund, type LedgerChange } from './ledger';
 
 export const walletModule: ModuleManifest = {
   name: 'wallet',

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { formatRupees } from '../../platform/money';
+import type { AppServices } from '../../platform/services';
+import { recordWebhookEvent } from '../webhooks';
 import type { WalletEntryKind } from './wallet.entity';
 
 export interface LedgerChange {
@@ -21,7 +23,7 @@ export interface LedgerChange {
 export async function applyLedgerChange(
   tx: EntityManager,
   change: LedgerChange,
-): Promise<{ entryId: string; balancePaise: bigint }> {
+): Promise<{ entryId: string; balancePaise: bigint; createdAt: Date }> {
   if (change.amountPaise <= 0n) throw new Error('ledger amounts are positive');
   const conn = tx.getConnection();
   const ctx = tx.getTransactionContext();
@@ -65,9 +67,9 @@ export async function applyLedgerChange(
   const balancePaise = BigInt(rows[0].balance_paise);
   const entryId = newId('wle');
   const signed = change.kind === 'charge' ? -change.amountPaise : change.amountPaise;
-  await conn.execute(
+  const [entry] = await conn.execute<{ created_at: Date }[]>(
     `insert into wallet_entries (id, user_id, kind, amount_paise, balance_after_paise, description, reference)
-     values (?, ?, ?, ?, ?, ?, ?)`,
+     values (?, ?, ?, ?, ?, ?, ?) returning created_at`,
     [
       entryId,
       change.userId,
@@ -80,5 +82,32 @@ export async function applyLedgerChange(
     'all',
     ctx,
   );
-  return { entryId, balancePaise };
+  return { entryId, balancePaise, createdAt: new Date(entry.created_at) };
+}
+
+/**
+ * A charge or a refund (applyLedgerChange), announced to the owner's webhooks (`wallet.charged`,
+ * `wallet.refunded`) with the ledger entry as GET wallet/ledger lists it.
+ */
+export async function chargeOrRefund(
+  services: AppServices,
+  tx: EntityManager,
+  change: LedgerChange & { kind: 'charge' | 'refund' },
+): Promise<{ entryId: string; balancePaise: bigint }> {
+  const applied = await applyLedgerChange(tx, change);
+  await recordWebhookEvent(services, tx, {
+    userId: change.userId,
+    type: change.kind === 'charge' ? 'wallet.charged' : 'wallet.refunded',
+    resourceId: applied.entryId,
+    data: {
+      entry_id: applied.entryId,
+      kind: change.kind,
+      amount: formatRupees(change.kind === 'charge' ? -change.amountPaise : change.amountPaise),
+      balance_after: formatRupees(applied.balancePaise),
+      description: change.description,
+      reference: change.reference ?? null,
+      created_at: applied.createdAt.toISOString(),
+    },
+  });
+  return applied;
 }

@@ -8,6 +8,8 @@ export interface JobDefinition<T extends object = Record<string, unknown>> {
   queue?: Omit<PgBoss.Queue, 'name'>;
   /** pg-boss cron schedule (UTC), for sweeps that catch what a lost or late job missed. */
   cron?: string;
+  /** Jobs of this queue a process runs at once (default 1): for jobs that mostly wait on the network. */
+  concurrency?: number;
   handle(services: AppServices, data: T, job: PgBoss.Job<T>): Promise<void>;
 }
 
@@ -39,23 +41,28 @@ export async function startWorkers(
   pollingIntervalSeconds: number,
 ) {
   for (const definition of definitions) {
-    let workerId: string | undefined;
-    workerId = await services.boss.work(
-      definition.name,
-      { batchSize: 1, pollingIntervalSeconds },
-      async (jobs: PgBoss.Job<object>[]) => {
-        for (const job of jobs) {
-          await logScope.run({ req_id: `job:${definition.name}:${job.id}` }, async () => {
-            try {
-              await definition.handle(services, job.data as never, job as never);
-            } catch (error) {
-              services.log.error({ err: error, job: job.id }, `job ${definition.name} failed`);
-              throw error;
-            }
-          });
-        }
-        if (workerId) services.boss.notifyWorker(workerId);
-      },
-    );
+    for (let slot = 0; slot < (definition.concurrency ?? 1); slot++)
+      await startWorker(services, definition, pollingIntervalSeconds);
   }
+}
+
+async function startWorker(services: AppServices, definition: JobDefinition<any>, pollingIntervalSeconds: number) {
+  let workerId: string | undefined;
+  workerId = await services.boss.work(
+    definition.name,
+    { batchSize: 1, pollingIntervalSeconds },
+    async (jobs: PgBoss.Job<object>[]) => {
+      for (const job of jobs) {
+        await logScope.run({ req_id: `job:${definition.name}:${job.id}` }, async () => {
+          try {
+            await definition.handle(services, job.data as never, job as never);
+          } catch (error) {
+            services.log.error({ err: error, job: job.id }, `job ${definition.name} failed`);
+            throw error;
+          }
+        });
+      }
+      if (workerId) services.boss.notifyWorker(workerId);
+    },
+  );
 }

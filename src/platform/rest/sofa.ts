@@ -12,6 +12,8 @@ import { errorEnvelope, successEnvelope } from './envelope';
 import type { RestRoute } from './route';
 
 export const REST_BASE = '/api/v1';
+/** How deep SOFA selects fields for a route's answer. */
+export const REST_DEPTH_LIMIT = 4;
 
 /**
  * Only the documented operations, no Subscription (SOFA would otherwise expose webhook routes), no field
@@ -57,7 +59,7 @@ export function createSofaHandler(services: AppServices, schema: GraphQLSchema, 
   return useSofa({
     basePath: REST_BASE,
     schema: restSchemaOf(schema, routes),
-    depthLimit: 4,
+    depthLimit: REST_DEPTH_LIMIT,
     routes: Object.fromEntries(
       routes.map((route) => [route.operation, { method: route.method, path: route.path, description: route.summary }]),
     ),

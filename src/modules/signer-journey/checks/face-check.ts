@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, findAppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { type Signer, lockTurn, signerByToken } from '../../esign';
+import { type Signer, lockTurn, recordSessionWebhook, signerByToken } from '../../esign';
 import { FaceMatchError, type FaceComparison } from '../../../platform/face';
 import { StoredFile, storeBytes, type ImageFacts } from '../../files';
 import { assertCheckIsDue, hasPassed } from './checks';
@@ -121,6 +121,7 @@ export async function checkFace(
       // The last attempt decides (an earlier one may still be comparing when a later one was taken).
       signer.status = 'failed';
       recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'face match attempts exhausted' } });
+      await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.failed', signer.id);
     }
     await publishCheckProgress(services, tx, session, signer);
     return { passed, left: attemptsLeft(signer), threshold };

@@ -13,6 +13,7 @@ import { Migration20261122014115_SignerJourney } from './Migration20261122014115
 import { Migration20261123202841_ListOrder } from './Migration20261123202841_ListOrder';
 import { Migration20261123205121_RateLimits } from './Migration20261123205121_RateLimits';
 import { Migration20261124010000_AllStatesReferenceData } from './Migration20261124010000_AllStatesReferenceData';
+import { Migration20261124013811_Webhooks } from './Migration20261124013811_Webhooks';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123202841_ListOrder', class: Migration20261123202841_ListOrder },
   { name: 'Migration20261123205121_RateLimits', class: Migration20261123205121_RateLimits },
   { name: 'Migration20261124010000_AllStatesReferenceData', class: Migration20261124010000_AllStatesReferenceData },
+  { name: 'Migration20261124013811_Webhooks', class: Migration20261124013811_Webhooks },
 ];

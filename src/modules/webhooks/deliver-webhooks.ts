@@ -1,0 +1,361 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type PgBoss from 'pg-boss';
+import { SecretBox } from '../../platform/crypto/secret-box';
+import { newId } from '../../platform/ids';
+import { enqueue } from '../../platform/jobs/enqueue';
+import type { JobDefinition } from '../../platform/jobs/jobs';
+import type { AppServices } from '../../platform/services';
+import { queueNotifications } from '../notifications';
+import { User } from '../users';
+import { postWebhook, signatureHeader, type PostOutcome } from './post-webhook';
+
+export const DELIVER_JOB = 'webhooks.deliver';
+export const SWEEP_JOB = 'webhooks.sweep';
+export const SECRET_PURPOSE = 'webhook-signing-secret';
+
+/** Deliveries one job attempts before it hands the rest of its resource's queue to a fresh job. */
+const DELIVERIES_PER_JOB = 50;
+
+interface GroupJob {
+  endpoint_id: string;
+  resource_id: string;
+}
+
+/**
+ * A job that delivers what is due for one resource at one endpoint. With `at`, it starts then, and its id is made
+ * from the group and the time, so scheduling the same wake-up twice queues it once.
+ */
+export function deliveryJob(endpointId: string, resourceId: string, at?: Date): PgBoss.JobInsert<GroupJob> {
+  const data = { endpoint_id: endpointId, resource_id: resourceId };
+  if (!at) return { name: DELIVER_JOB, data };
+  return { name: DELIVER_JOB, data, startAfter: at, id: uuidOf(`${endpointId}:${resourceId}:${at.getTime()}`) };
+}
+
+function uuidOf(text: string): string {
+  const hex = createHash('sha256').update(text).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+interface Claimed {
+  deliveryId: string;
+  eventId: string;
+  attempt: number;
+  windowStartedAt: Date;
+  url: string;
+  userId: string;
+}
+
+type Claim = { kind: 'none' } | { kind: 'wait'; until: Date } | ({ kind: 'claimed' } & Claimed);
+
+/**
+ * Delivers a resource's pending events to one endpoint, oldest first, one at a time: the head of the queue is
+ * leased while it is attempted, so two workers never send it at once, and a worker killed mid-attempt leaves a
+ * lease that runs out (the sweep, or a later job, sends it again: at least once, with the same event id). A
+ * failed attempt schedules the retry and stops the queue behind it, so events of one resource arrive in order.
+ * Answers the outcome of the last attempt made, if any.
+ */
+export async function deliverQueue(services: AppServices, endpointId: string, resourceId: string): Promise<PostOutcome | null> {
+  let last: PostOutcome | null = null;
+  for (let sent = 0; sent < DELIVERIES_PER_JOB; sent++) {
+    const claim = await claimHead(services, endpointId, resourceId);
+    if (claim.kind === 'none') return last;
+    if (claim.kind === 'wait') {
+      await enqueue(services.boss, null, [deliveryJob(endpointId, resourceId, claim.until)]);
+      return last;
+    }
+    last = await attempt(services, claim);
+    const goOn = await recordOutcome(services, endpointId, resourceId, claim, last);
+    if (!goOn) return last;
+  }
+  await enqueue(services.boss, null, [deliveryJob(endpointId, resourceId)]);
+  return last;
+}
+
+async function claimHead(services: AppServices, endpointId: string, resourceId: string): Promise<Claim> {
+  const leaseMs = services.config.webhooks.timeoutMs + 5_000;
+  return services.orm.em.fork().transactional(async (em) => {
+    const connection = em.getConnection();
+    const tx = em.getTransactionContext();
+    const [head] = await connection.execute<
+      {
+        id: string;
+        event_id: string;
+        attempts: number;
+        next_attempt_at: Date;
+        leased_until: Date | null;
+        window_started_at: Date | null;
+        enabled: boolean;
+        url: string;
+        user_id: string;
+        now: Date;
+      }[]
+    >(
+      `select d.id, d.event_id, d.attempts, d.next_attempt_at, d.leased_until, d.window_started_at, e.enabled, e.url,
+              e.user_id, now() as now
+         from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+        where d.endpoint_id = ? and d.resource_id = ? and d.status = 'pending'
+        order by d.seq limit 1
+        for update of d`,
+      [endpointId, resourceId],
+      'all',
+      tx,
+    );
+    if (!head) return { kind: 'none' };
+    const now = new Date(head.now);
+    if (!head.enabled) {
+      // Disabled since it was queued: it waits for a redelivery, like the rest of the endpoint's queue.
+      await connection.execute(
+        `update webhook_deliveries set status = 'failed', last_error = 'the endpoint is disabled'
+          where endpoint_id = ? and status = 'pending'`,
+        [endpointId],
+        'all',
+        tx,
+      );
+      return { kind: 'none' };
+    }
+    if (head.leased_until && new Date(head.leased_until) > now) return { kind: 'wait', until: new Date(head.leased_until) };
+    if (new Date(head.next_attempt_at) > now) return { kind: 'wait', until: new Date(head.next_attempt_at) };
+    const [leased] = await connection.execute<{ window_started_at: Date }[]>(
+      `update webhook_deliveries
+          set leased_until = now() + make_interval(secs => ?), attempts = attempts + 1,
+              window_started_at = coalesce(window_started_at, now())
+        where id = ? returning window_started_at`,
+      [leaseMs / 1000, head.id],
+      'all',
+      tx,
+    );
+    return {
+      kind: 'claimed',
+      deliveryId: head.id,
+      eventId: head.event_id,
+      attempt: head.attempts + 1,
+      windowStartedAt: new Date(leased.window_started_at),
+      url: head.url,
+      userId: head.user_id,
+    };
+  });
+}
+
+async function attempt(services: AppServices, claim: Claimed): Promise<PostOutcome> {
+  const em = services.orm.em.fork();
+  const connection = em.getConnection();
+  const body = await eventBody(services, em, claim.eventId, claim.userId);
+  const [endpoint] = await connection.execute<
+    { secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: Date | null }[]
+  >(
+    `select w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
+       from webhook_endpoints w join webhook_deliveries d on d.endpoint_id = w.id where d.id = ?`,
+    [claim.deliveryId],
+  );
+  const box = new SecretBox(services.config.secretsEncryptionKey, SECRET_PURPOSE);
+  const secrets = [box.openText(endpoint.secret_sealed)];
+  if (
+    endpoint.previous_secret_sealed &&
+    endpoint.previous_secret_expires_at &&
+    new Date(endpoint.previous_secret_expires_at) > new Date()
+  )
+    secrets.push(box.openText(endpoint.previous_secret_sealed));
+  const type = (JSON.parse(body) as { type: string }).type;
+  return postWebhook(
+    claim.url,
+    {
+      'content-type': 'application/json',
+      'user-agent': 'Esign-Webhooks/1.0',
+      'esign-event-id': claim.eventId,
+      'esign-event-type': type,
+      'esign-delivery-id': claim.deliveryId,
+      'esign-delivery-attempt': String(claim.attempt),
+      'esign-signature': signatureHeader(secrets, Math.floor(Date.now() / 1000), body),
+    },
+    body,
+    { timeoutMs: services.config.webhooks.timeoutMs, allowPrivate: services.config.webhooks.allowPrivateTargets },
+  );
+}
+
+/**
+ * The exact JSON every delivery of an event sends, made the first time it is sent: `data` is read then (the
+ * resource as its REST read shows it to the owner) unless the event carries it. Every later attempt, retry or
+ * redelivery sends the same bytes.
+ */
+async function eventBody(services: AppServices, em: EntityManager, eventId: string, userId: string): Promise<string> {
+  const connection = em.getConnection();
+  const [event] = await connection.execute<
+    {
+      id: string;
+      type: string;
+      created_at: Date;
+      read: { operation: `Query.${string}`; variables: Record<string, unknown> } | null;
+      data: unknown;
+      attributes: Record<string, string> | null;
+      body: string | null;
+    }[]
+  >('select id, type, created_at, read, data, attributes, body from webhook_events where id = ?', [eventId]);
+  if (event.body !== null) return event.body;
+  const data = event.read
+    ? await services.restReads.read(event.read.operation, event.read.variables, { userId, tokenId: 'webhooks' })
+    : event.data;
+  const body = JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: new Date(event.created_at).toISOString(),
+    ...event.attributes,
+    data,
+  });
+  // Two workers may make it at once (a lease that ran out): the first one written is the one sent.
+  const [kept] = await connection.execute<{ body: string }[]>(
+    `update webhook_events set body = coalesce(body, ?) where id = ? returning body`,
+    [body, eventId],
+  );
+  return kept.body;
+}
+
+/** Writes the attempt and what follows from it; answers whether the queue goes on to its next event. */
+async function recordOutcome(
+  services: AppServices,
+  endpointId: string,
+  resourceId: string,
+  claim: Claimed,
+  outcome: PostOutcome,
+): Promise<boolean> {
+  const { retrySchedule, retryWindowSeconds } = services.config.webhooks;
+  return services.orm.em.fork().transactional(async (em) => {
+    const connection = em.getConnection();
+    const tx = em.getTransactionContext();
+    const run = (sql: string, values: unknown[]) => connection.execute(sql, values, 'all', tx);
+    await run(
+      `insert into webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
+       values (?, ?, now() - make_interval(secs => ?), ?, ?, ?, ?)`,
+      [
+        newId('wha'),
+        claim.deliveryId,
+        outcome.durationMs / 1000,
+        outcome.statusCode,
+        outcome.durationMs,
+        outcome.excerpt,
+        outcome.error,
+      ],
+    );
+    const common = [outcome.statusCode, outcome.error, claim.deliveryId];
+    if (outcome.ok) {
+      await run(
+        `update webhook_deliveries set status = 'succeeded', delivered_at = now(), leased_until = null,
+                last_attempt_at = now(), last_status_code = ?, last_error = ? where id = ?`,
+        common,
+      );
+      await run('update webhook_endpoints set failing_since = null where id = ? and failing_since is not null', [endpointId]);
+      return true;
+    }
+    // The schedule restarts with each window (a redelivery opens a new one). Exponential, with jitter (0.8 to 1.2 of
+    // the step) so that receivers coming back are not all hit at once.
+    const [inWindow] = await connection.execute<{ n: number }[]>(
+      'select count(*)::int as n from webhook_attempts where delivery_id = ? and attempted_at >= ?',
+      [claim.deliveryId, new Date(claim.windowStartedAt.getTime() - 1000)],
+      'all',
+      tx,
+    );
+    const step = retrySchedule[Math.min(Math.max(inWindow.n, 1) - 1, retrySchedule.length - 1)]!;
+    const delayMs = step * 1000 * (0.8 + Math.random() * 0.4);
+    const next = new Date(Date.now() + delayMs);
+    const givesUp = next.getTime() > claim.windowStartedAt.getTime() + retryWindowSeconds * 1000;
+    await run(
+      `update webhook_deliveries set status = ?, next_attempt_at = ?, leased_until = null, last_attempt_at = now(),
+              last_status_code = ?, last_error = ? where id = ?`,
+      [givesUp ? 'failed' : 'pending', next, ...common],
+    );
+    // Failing since this attempt was claimed (for a first attempt, when its delivery's window began), unless it was
+    // failing before.
+    const [endpoint] = await connection.execute<{ failing_since: Date; enabled: boolean }[]>(
+      `update webhook_endpoints set failing_since = coalesce(failing_since, ?) where id = ?
+       returning failing_since, enabled`,
+      [claim.attempt === 1 ? claim.windowStartedAt : new Date(Date.now() - outcome.durationMs), endpointId],
+      'all',
+      tx,
+    );
+    // Failing for the whole window: by the clock, or as this delivery, given up on, saw it fail from its first attempt.
+    const failingSince = new Date(endpoint.failing_since).getTime();
+    const failedThroughout =
+      failingSince <= Date.now() - retryWindowSeconds * 1000 || (givesUp && failingSince <= claim.windowStartedAt.getTime());
+    if (endpoint.enabled && failedThroughout) {
+      await disableEndpoint(services, em, endpointId, claim.userId, new Date(endpoint.failing_since));
+      return false;
+    }
+    if (!givesUp) await enqueue(services.boss, em, [deliveryJob(endpointId, resourceId, next)]);
+    // A delivery given up on no longer holds back the events after it.
+    return givesUp;
+  });
+}
+
+/** Failing for the whole retry window: disabled, its queue failed (redeliverable), its owner told. */
+async function disableEndpoint(
+  services: AppServices,
+  em: EntityManager,
+  endpointId: string,
+  userId: string,
+  failingSince: Date,
+): Promise<void> {
+  const connection = em.getConnection();
+  const tx = em.getTransactionContext();
+  const reason = `every delivery failed since ${failingSince.toISOString()}`;
+  const [endpoint] = await connection.execute<{ url: string }[]>(
+    `update webhook_endpoints set enabled = false, disabled_at = now(), disabled_reason = ? where id = ? returning url`,
+    [reason, endpointId],
+    'all',
+    tx,
+  );
+  await connection.execute(
+    `update webhook_deliveries set status = 'failed', leased_until = null, last_error = coalesce(last_error, 'the endpoint was disabled')
+      where endpoint_id = ? and status = 'pending'`,
+    [endpointId],
+    'all',
+    tx,
+  );
+  const user = await em.findOneOrFail(User, { id: userId });
+  const text = [
+    `Your webhook endpoint ${endpoint.url} (${endpointId}) has been disabled: ${reason}.`,
+    'Events are no longer sent to it. Fix the receiver, enable the endpoint again (webhooks/update, enabled: true)',
+    'and send what it missed with webhooks/redeliver.',
+  ].join('\n');
+  await queueNotifications(services, em, [
+    {
+      user,
+      kind: 'webhook_disabled',
+      channel: 'email',
+      recipient: user.email,
+      subject: 'Webhook endpoint disabled',
+      textBody: text,
+    },
+  ]);
+}
+
+/**
+ * Every minute: queues a job for each resource whose next delivery is due and not leased (a lease that ran out
+ * because its worker died, a wake-up that was lost).
+ */
+async function sweep(services: AppServices): Promise<void> {
+  const due = await services.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ endpoint_id: string; resource_id: string }[]>(
+      `select distinct endpoint_id, resource_id from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
+      limit 1000`,
+    );
+  await enqueue(
+    services.boss,
+    null,
+    due.map((group) => deliveryJob(group.endpoint_id, group.resource_id)),
+  );
+}
+
+export const webhookJobs: JobDefinition<any>[] = [
+  {
+    name: DELIVER_JOB,
+    // Deliveries mostly wait on receivers: one slow receiver must not hold the others.
+    concurrency: 8,
+    async handle(services, data: GroupJob) {
+      await deliverQueue(services, data.endpoint_id, data.resource_id);
+    },
+  },
+  { name: SWEEP_JOB, cron: '* * * * *', handle: sweep },
+];

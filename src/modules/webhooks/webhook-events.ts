@@ -1,0 +1,24 @@
+/** The events an endpoint can subscribe to (or `*` for all), and what `data` each carries. */
+export const WEBHOOK_EVENT_TYPES = {
+  'esign.session.created': 'a session was initialized; data: the session as GET esign/details shows it',
+  'esign.signer.viewed': 'a signer opened the signing page; data: the session',
+  'esign.signer.signed': 'a signer signed; data: the session',
+  'esign.signer.failed': 'a signer used up their attempts (OTP or face check); data: the session',
+  'esign.session.completed': 'the last signer signed; data: the session',
+  'esign.session.expired': 'the session expired unsigned; data: the session',
+  'esign.session.cancelled': 'the owner cancelled the session; data: the session',
+  'stamp.order.created': 'a stamp order was created; data: the order as GET stamps/order-status shows it',
+  'stamp.order.progress': 'stamps of the order were procured or rejected (at most one every 5 s per order); data: the order',
+  'stamp.order.completed': 'every stamp of the order is procured or rejected; data: the order',
+  'wallet.charged': 'the wallet was charged; data: the ledger entry as GET wallet/ledger lists it',
+  'wallet.refunded': 'money went back to the wallet; data: the ledger entry',
+} as const;
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;
+
+/** Sent by `webhooks/test` to that endpoint alone, whatever it subscribes to. */
+export const PING_EVENT = 'ping';
+
+export function subscribes(events: readonly string[], type: string): boolean {
+  return type === PING_EVENT ? false : events.includes('*') || events.includes(type);
+}
