@@ -3,6 +3,7 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const MAIN = path.join(ROOT, 'dist/src/main.js');
+export const WORKER = path.join(ROOT, 'dist/src/worker.js');
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -13,9 +14,12 @@ export interface ServiceProcess {
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
 }
 
-/** Runs the built service (`node dist/src/main.js`) as `npm start` would, with the given environment only. */
-export function startServiceProcess(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [MAIN], {
+/**
+ * Runs the built service (`node dist/src/main.js`) as `npm start` would, or its queue workers alone
+ * (`dist/src/worker.js`, as `npm run worker`), with the given environment only.
+ */
+export function startServiceProcess(env: Record<string, string>, entry: string = MAIN): ServiceProcess {
+  const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -116,15 +116,20 @@ async function claimHead(services: AppServices, endpointId: string, resourceId: 
     }
     if (head.leased_until && new Date(head.leased_until) > now) return { kind: 'wait', until: new Date(head.leased_until) };
     if (new Date(head.next_attempt_at) > now) return { kind: 'wait', until: new Date(head.next_attempt_at) };
-    const [leased] = await connection.execute<{ window_started_at: Date }[]>(
+    const [leased] = await connection.execute<{ window_started_at: Date; leased_until: Date }[]>(
       `update webhook_deliveries
           set leased_until = now() + make_interval(secs => ?), attempts = attempts + 1,
               window_started_at = coalesce(window_started_at, now())
-        where id = ? returning window_started_at`,
+        where id = ? returning window_started_at, leased_until`,
       [leaseMs / 1000, head.id],
       'all',
       tx,
     );
+    // The lease schedules its own check: if this worker dies mid-attempt, the delivery is tried again as soon as
+    // the lease runs out, not at the next sweep (when all goes well, that job finds nothing due).
+    await enqueue(services.boss, em, [
+      deliveryJob(endpointId, resourceId, new Date(new Date(leased.leased_until).getTime() + 1000)),
+    ]);
     return {
       kind: 'claimed',
       deliveryId: head.id,
