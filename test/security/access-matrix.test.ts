@@ -18,6 +18,8 @@
  *   untouched; for lists and other operations, none of the owner's data. The owner succeeds.
  */
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -67,6 +69,10 @@ interface Ids {
   /** An available stamp instance of that order. */
   stamp: string;
   pfx: string;
+  /** A webhook endpoint (on the local receiver, enabled). */
+  endpoint: string;
+  /** The event of a `webhooks/test` ping to that endpoint (delivered). */
+  event: string;
 }
 
 const ID_PREFIX: Ids = {
@@ -78,6 +84,8 @@ const ID_PREFIX: Ids = {
   order: 'stamp_',
   stamp: 'stamp_inst_',
   pfx: 'pfx_',
+  endpoint: 'whk_',
+  event: 'evt_',
 };
 
 /** Ids of the documented form (prefix + 32 hex) that nobody holds. */
@@ -108,9 +116,12 @@ interface World {
   orderKey: string;
   orderBody: Record<string, unknown>;
   pfxBytes: Buffer;
+  /** Where the webhook endpoints of the matrix point: a receiver on 127.0.0.1 answering 200. */
+  receiverUrl: string;
 }
 
 let w: World;
+let receiver: http.Server | undefined;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials
@@ -304,6 +315,9 @@ const templateBody = (fileId: string, overrides: Record<string, unknown> = {}) =
   ...overrides,
 });
 
+/** An endpoint on the local receiver, for an event the matrix never causes: the only deliveries are its pings. */
+const webhookBody = () => ({ url: w.receiverUrl, events: ['esign.session.expired'], description: 'Matrix endpoint' });
+
 const runtimeSigners = (overrides: Record<string, unknown> = {}) => [
   { full_name: 'Asha Rao', email: 'asha@example.com', reason: 'Tenant', ...overrides },
 ];
@@ -378,11 +392,27 @@ const freshTemplate = async (): Promise<Partial<Ids>> => ({
 const freshPfx = async (): Promise<Partial<Ids>> => ({
   pfx: (await ownerRest({ method: 'POST', path: '/pfx/upload', form: pfxForm })).pfx_id,
 });
+const freshEndpoint = async (): Promise<Partial<Ids>> => ({
+  endpoint: (await ownerRest({ method: 'POST', path: '/webhooks/create', json: webhookBody() })).endpoint_id,
+});
+/** A fresh endpoint with a delivered ping: redelivering it queues nothing in front of the fixture endpoint's pings. */
+const freshEvent = async (): Promise<Partial<Ids>> => {
+  const { endpoint } = await freshEndpoint();
+  const ping = await ownerRest({ method: 'POST', path: '/webhooks/test', json: { endpoint_id: endpoint } });
+  return { endpoint, event: ping.event_id };
+};
 
 /** How the owner sees a resource; a call by another user must leave it exactly so. */
 const sessionSnapshot = () => ownerRest({ method: 'GET', path: '/esign/details', query: { client_id: w.ids.session } });
 const templateSnapshot = () => ownerRest({ method: 'GET', path: '/templates/details', query: { client_id: w.ids.template } });
 const pfxSnapshot = async () => (await ownerGql({ query: '{ pfxCertificates { pfx_id name subject } }' })).pfxCertificates;
+/** The endpoint as its owner reads it, with its delivery log (a ping or a redelivery by someone else would show). */
+const endpointSnapshot = async () => ({
+  endpoint: await ownerRest({ method: 'GET', path: '/webhooks/details', query: { endpoint_id: w.ids.endpoint } }),
+  deliveries: (
+    await ownerRest({ method: 'GET', path: '/webhooks/deliveries', query: { endpoint_id: w.ids.endpoint, size: 100 } })
+  ).items,
+});
 
 const itemIds = (items: Json[], key = 'client_id') => items.map((item) => item[key]);
 
@@ -581,6 +611,117 @@ const REST: Record<string, RestSpec> = {
     call: () => ({ method: 'GET', path: '/wallet/ledger', query: { size: 100 } }),
     owner: (data) => expect(itemIds(data.items, 'entry_id')).toContain(w.ledgerEntry),
     foreign: { isolated: (data) => expect(itemIds(data.items, 'entry_id')).not.toContain(w.ledgerEntry) },
+  },
+  'POST /webhooks/create': {
+    call: () => ({ method: 'POST', path: '/webhooks/create', json: webhookBody() }),
+    owner: (data) =>
+      expect(data).toMatchObject({
+        endpoint_id: expect.stringMatching(/^whk_/),
+        url: w.receiverUrl,
+        enabled: true,
+        secret: expect.stringMatching(/^whsec_/),
+      }),
+    foreign: {
+      isolated: (data) => {
+        expect(data).toMatchObject({ endpoint_id: expect.stringMatching(/^whk_/), url: w.receiverUrl });
+        expect(data.endpoint_id).not.toBe(w.ids.endpoint);
+      },
+    },
+  },
+  'GET /webhooks/list': {
+    call: () => ({ method: 'GET', path: '/webhooks/list', query: { size: 100 } }),
+    owner: (data, ids) => expect(itemIds(data.items, 'endpoint_id')).toContain(ids.endpoint),
+    foreign: { isolated: (data) => noneOfTheOwners(itemIds(data.items, 'endpoint_id'), ['endpoint']) },
+  },
+  'GET /webhooks/details': {
+    call: (ids) => ({ method: 'GET', path: '/webhooks/details', query: { endpoint_id: ids.endpoint } }),
+    owner: (data, ids) => expect(data).toMatchObject({ endpoint_id: ids.endpoint, url: w.receiverUrl, enabled: true }),
+    foreign: { refused: NOT_FOUND },
+  },
+  'PUT /webhooks/update': {
+    // Disables it: on a fresh endpoint, so that the fixture stays enabled for the pings and redeliveries.
+    call: (ids) => ({
+      method: 'PUT',
+      path: '/webhooks/update',
+      json: { endpoint_id: ids.endpoint, enabled: false, description: 'paused' },
+    }),
+    fresh: freshEndpoint,
+    owner: (data, ids) =>
+      expect(data).toMatchObject({
+        endpoint_id: ids.endpoint,
+        enabled: false,
+        disabled_reason: 'disabled by its owner',
+        description: 'paused',
+      }),
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'DELETE /webhooks/delete': {
+    call: (ids) => ({ method: 'DELETE', path: '/webhooks/delete', query: { endpoint_id: ids.endpoint } }),
+    fresh: freshEndpoint,
+    owner: (data, ids) => expect(data).toEqual({ endpoint_id: ids.endpoint, deleted: true }),
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'POST /webhooks/rotate-secret': {
+    call: (ids) => ({ method: 'POST', path: '/webhooks/rotate-secret', json: { endpoint_id: ids.endpoint } }),
+    owner: (data, ids) =>
+      expect(data).toMatchObject({
+        endpoint_id: ids.endpoint,
+        secret: expect.stringMatching(/^whsec_/),
+        previous_secret_expires_at: expect.any(String),
+      }),
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'POST /webhooks/test': {
+    call: (ids) => ({ method: 'POST', path: '/webhooks/test', json: { endpoint_id: ids.endpoint } }),
+    owner: (data, ids) =>
+      expect(data).toMatchObject({
+        endpoint_id: ids.endpoint,
+        event_id: expect.stringMatching(/^evt_/),
+        event_type: 'ping',
+        status: 'succeeded',
+      }),
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'GET /webhooks/deliveries': {
+    // By event (the form by endpoint is in REST_FORMS).
+    call: (ids) => ({ method: 'GET', path: '/webhooks/deliveries', query: { event_id: ids.event, size: 100 } }),
+    owner: (data, ids) =>
+      expect(data.items).toMatchObject([
+        { endpoint_id: ids.endpoint, event_id: ids.event, event_type: 'ping', status: 'succeeded' },
+      ]),
+    foreign: { refused: NOT_FOUND },
+  },
+  'POST /webhooks/redeliver': {
+    // One event (the form by endpoint and time is in REST_FORMS): a fresh one, alone in its endpoint's queue.
+    call: (ids) => ({ method: 'POST', path: '/webhooks/redeliver', json: { event_id: ids.event } }),
+    fresh: freshEvent,
+    owner: (data) => expect(data).toEqual({ queued: 1 }),
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+};
+
+/**
+ * The other argument forms of operations that the table above calls one way: run like its rows (another user,
+ * the owner), keyed apart from it (the coverage checks compare the table with the app's routes).
+ */
+const REST_FORMS: Record<string, RestSpec> = {
+  'GET /webhooks/deliveries (endpoint_id)': {
+    call: (ids) => ({ method: 'GET', path: '/webhooks/deliveries', query: { endpoint_id: ids.endpoint, size: 100 } }),
+    owner: (data, ids) => {
+      expect(itemIds(data.items, 'event_id')).toContain(ids.event);
+      for (const item of data.items) expect(item.endpoint_id).toBe(ids.endpoint);
+    },
+    foreign: { refused: NOT_FOUND },
+  },
+  'POST /webhooks/redeliver (endpoint_id, since)': {
+    call: (ids) => ({
+      method: 'POST',
+      path: '/webhooks/redeliver',
+      json: { endpoint_id: ids.endpoint, since: '2020-01-01T00:00:00.000Z' },
+    }),
+    // Every delivery to the receiver succeeded: no failed one to send again.
+    owner: (data) => expect(data).toEqual({ queued: 0 }),
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
   },
 };
 
@@ -816,7 +957,92 @@ const GQL: Record<string, GqlSpec> = {
     owner: (data, ids) => expect(data).toEqual({ client_id: ids.order, user_id: w.owner.user_id }),
     foreign: { refused: NOT_FOUND },
   },
+  'Mutation.createWebhook': {
+    call: () => mutationFromBody('createWebhook', webhookBody(), '{ endpoint_id url events enabled secret }'),
+    owner: REST['POST /webhooks/create'].owner,
+    foreign: REST['POST /webhooks/create'].foreign,
+  },
+  'Query.webhooks': {
+    call: () => ({ query: '{ webhooks(size: 100) { items { endpoint_id } has_next } }' }),
+    owner: REST['GET /webhooks/list'].owner,
+    foreign: REST['GET /webhooks/list'].foreign,
+  },
+  'Query.webhook': {
+    call: (ids) => byId('webhook', '{ endpoint_id url enabled }', 'String!', 'endpoint_id')(ids.endpoint),
+    owner: REST['GET /webhooks/details'].owner,
+    foreign: { refused: NOT_FOUND },
+  },
+  'Mutation.updateWebhook': {
+    call: (ids) =>
+      mutationFromBody(
+        'updateWebhook',
+        { endpoint_id: ids.endpoint, enabled: false, description: 'paused' },
+        '{ endpoint_id enabled disabled_reason description }',
+      ),
+    fresh: freshEndpoint,
+    owner: REST['PUT /webhooks/update'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'Mutation.deleteWebhook': {
+    call: (ids) => mutationFromBody('deleteWebhook', { endpoint_id: ids.endpoint }, '{ endpoint_id deleted }'),
+    fresh: freshEndpoint,
+    owner: REST['DELETE /webhooks/delete'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'Mutation.rotateWebhookSecret': {
+    call: (ids) =>
+      mutationFromBody('rotateWebhookSecret', { endpoint_id: ids.endpoint }, '{ endpoint_id secret previous_secret_expires_at }'),
+    owner: REST['POST /webhooks/rotate-secret'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'Mutation.testWebhook': {
+    call: (ids) =>
+      mutationFromBody('testWebhook', { endpoint_id: ids.endpoint }, '{ delivery_id endpoint_id event_id event_type status }'),
+    owner: REST['POST /webhooks/test'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'Query.webhookDeliveries': {
+    call: (ids) =>
+      byId(
+        'webhookDeliveries',
+        '{ items { delivery_id endpoint_id event_id event_type status } has_next }',
+        'String',
+        'event_id',
+      )(ids.event),
+    owner: REST['GET /webhooks/deliveries'].owner,
+    foreign: { refused: NOT_FOUND },
+  },
+  'Mutation.redeliverWebhooks': {
+    call: (ids) => mutationFromBody('redeliverWebhooks', { event_id: ids.event }, '{ queued }'),
+    fresh: freshEvent,
+    owner: REST['POST /webhooks/redeliver'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
 };
+
+/** As REST_FORMS, for GraphQL: a key is the field's, then the form in parentheses. */
+const GQL_FORMS: Record<string, GqlSpec> = {
+  'Query.webhookDeliveries (endpoint_id)': {
+    call: (ids) =>
+      byId(
+        'webhookDeliveries',
+        '{ items { delivery_id endpoint_id event_id event_type status } has_next }',
+        'String',
+        'endpoint_id',
+      )(ids.endpoint),
+    owner: REST_FORMS['GET /webhooks/deliveries (endpoint_id)'].owner,
+    foreign: { refused: NOT_FOUND },
+  },
+  'Mutation.redeliverWebhooks (endpoint_id, since)': {
+    call: (ids) =>
+      mutationFromBody('redeliverWebhooks', { endpoint_id: ids.endpoint, since: '2020-01-01T00:00:00.000Z' }, '{ queued }'),
+    owner: REST_FORMS['POST /webhooks/redeliver (endpoint_id, since)'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+};
+
+/** The root field an entry of GQL or GQL_FORMS calls. */
+const fieldOf = (name: string) => name.split(' ')[0].split('.')[1];
 
 /**
  * Another user's ids inside a request body. Each case is sent by the other user three times: naming the
@@ -960,12 +1186,28 @@ async function procuredStamp(
   return { order, stamp: available.stamp_id };
 }
 
+/** The webhook receiver: answers 200 to anything. */
+async function startReceiver(): Promise<string> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+  });
+  receiver = server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+}
+
 beforeAll(async () => {
-  const app = await startTestApp();
+  const receiverUrl = await startReceiver();
+  // The receiver is on loopback: allowed, as in local development.
+  const app = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   const em = () => app.services.orm.em.fork();
   const owner = await app.createUser('owner@example.com');
   const other = await app.createUser('other@example.com');
-  w = { app, owner, other, pfxBytes: makePkcs12() } as World;
+  w = { app, owner, other, pfxBytes: makePkcs12(), receiverUrl } as World;
 
   // The CLI's `tokens create --expires-in 4`: works now, expires during the set-up (which takes longer).
   const expiring = await issueAccessToken(em(), owner.user_id, { expiresInSeconds: 4, label: 'matrix: expires' });
@@ -1012,6 +1254,10 @@ beforeAll(async () => {
     procuredStamp(owner.token, w.orderBody, w.orderKey),
     procuredStamp(other.token, { ...w.orderBody, quantity: 1 }, `other-${w.orderKey}`),
   ]);
+  // A webhook endpoint, and the event of a ping to it (delivered by the time the answer comes).
+  const endpoint = (await ownerRest({ method: 'POST', path: '/webhooks/create', json: webhookBody() })).endpoint_id;
+  const ping = await ownerRest({ method: 'POST', path: '/webhooks/test', json: { endpoint_id: endpoint } });
+  if (ping.status !== 'succeeded') throw new Error(`the ping was not delivered: ${JSON.stringify(ping)}`);
   w.ids = {
     pdf,
     asset,
@@ -1021,6 +1267,8 @@ beforeAll(async () => {
     order: ownerStamps.order,
     stamp: ownerStamps.stamp,
     pfx,
+    endpoint,
+    event: ping.event_id,
   };
   w.signerToken = pending.signers[0].token;
 
@@ -1045,6 +1293,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...wsClients.values()].map((client) => client.dispose()));
   await w?.app.close();
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1077,8 +1327,8 @@ describe('the matrix covers every operation of the running app', () => {
   });
 
   it('the GraphQL table calls each field by its name', () => {
-    for (const [key, spec] of Object.entries(GQL)) {
-      const field = key.split('.')[1];
+    for (const [key, spec] of Object.entries({ ...GQL, ...GQL_FORMS })) {
+      const field = fieldOf(key);
       expect(spec.call(w.ids).query, key).toMatch(new RegExp(`[{(\\s]${field}\\(|{ ${field} `));
     }
   });
@@ -1205,7 +1455,7 @@ function gqlOutcome(body: Json): Json {
 }
 
 async function expectForeignGql(name: string, spec: GqlSpec, run: (call: GqlCall) => Promise<Json>): Promise<void> {
-  const field = name.split('.')[1];
+  const field = fieldOf(name);
   const before = 'refused' in spec.foreign ? await spec.foreign.snapshot?.() : undefined;
   const body = await run(spec.call(w.ids));
   if ('isolated' in spec.foreign) {
@@ -1223,11 +1473,12 @@ async function expectForeignGql(name: string, spec: GqlSpec, run: (call: GqlCall
 
 describe("another user's token: the owner's resources answer like unknown ones, lists show none of them", () => {
   describe('REST', () => {
-    for (const [name, spec] of Object.entries(REST)) caseOf(`REST ${name}`)(name, () => expectForeignRest(name, spec));
+    for (const [name, spec] of Object.entries({ ...REST, ...REST_FORMS }))
+      caseOf(`REST ${name}`)(name, () => expectForeignRest(name, spec));
   });
 
   describe('GraphQL over HTTP', () => {
-    for (const [name, spec] of Object.entries(GQL)) {
+    for (const [name, spec] of Object.entries({ ...GQL, ...GQL_FORMS })) {
       if (spec.transport === 'ws') continue;
       caseOf(`HTTP ${name}`)(name, () =>
         expectForeignGql(name, spec, async (call) => (await gqlSend(call, bearer(w.other))).body),
@@ -1236,7 +1487,7 @@ describe("another user's token: the owner's resources answer like unknown ones, 
   });
 
   describe('graphql-ws', () => {
-    for (const [name, spec] of Object.entries(GQL)) {
+    for (const [name, spec] of Object.entries({ ...GQL, ...GQL_FORMS })) {
       if (spec.transport === 'http') continue;
       caseOf(`ws ${name}`)(name, () => expectForeignGql(name, spec, (call) => wsExecute(wsClientOf(w.other), call)));
     }
@@ -1326,7 +1577,7 @@ describe("another user's token: the owner's resources answer like unknown ones, 
 
 describe("the owner's token succeeds", () => {
   describe('REST', () => {
-    for (const [name, spec] of Object.entries(REST)) {
+    for (const [name, spec] of Object.entries({ ...REST, ...REST_FORMS })) {
       caseOf(`owner REST ${name}`)(name, async () => {
         const ids = { ...w.ids, ...(await spec.fresh?.()) };
         const answer = await restSend(spec.call(ids), bearer(w.owner));
@@ -1338,8 +1589,8 @@ describe("the owner's token succeeds", () => {
   });
 
   describe('GraphQL over HTTP', () => {
-    for (const [name, spec] of Object.entries(GQL)) {
-      const field = name.split('.')[1];
+    for (const [name, spec] of Object.entries({ ...GQL, ...GQL_FORMS })) {
+      const field = fieldOf(name);
       if (spec.transport === 'ws') {
         // Subscriptions are served over graphql-ws only: HTTP refuses them alike for any id (nothing leaks).
         caseOf(`owner HTTP ${name}`)(`${name} is refused over HTTP (graphql-ws only), for the owner as for anyone`, async () => {
@@ -1364,9 +1615,9 @@ describe("the owner's token succeeds", () => {
   });
 
   describe('graphql-ws', () => {
-    for (const [name, spec] of Object.entries(GQL)) {
+    for (const [name, spec] of Object.entries({ ...GQL, ...GQL_FORMS })) {
       if (spec.transport === 'http') continue;
-      const field = name.split('.')[1];
+      const field = fieldOf(name);
       caseOf(`owner ws ${name}`)(name, async () => {
         const ids = { ...w.ids, ...(await spec.fresh?.()) };
         if (!spec.trigger) {
