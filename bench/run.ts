@@ -19,6 +19,7 @@ import { signingBenchmarks } from './signing.bench';
 import { subscriptionBenchmarks } from './subscriptions.bench';
 import { untrustedWorkBenchmarks } from './untrusted-work.bench';
 import { uploadBenchmarks } from './uploads.bench';
+import { webhookBenchmarks } from './webhooks.bench';
 
 /** In the order; each starts (and stops) its own app on a database of its own. */
 const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
@@ -31,6 +32,7 @@ const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
   ['subscriptions', subscriptionBenchmarks],
   ['contention', contentionBenchmarks],
   ['untrusted work', untrustedWorkBenchmarks],
+  ['webhooks', webhookBenchmarks],
 ];
 
 async function main() {

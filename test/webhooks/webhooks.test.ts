@@ -491,3 +491,115 @@ describe('webhooks: targets on private addresses (WEBHOOK_ALLOW_PRIVATE unset)',
     expect(receiver.received).toEqual([]);
   });
 });
+
+describe('webhooks: production', () => {
+  let app: TestApp;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: {
+        APP_ENV: 'production',
+        URL_SIGNING_SECRET: 'a-production-url-signing-secret',
+        SECRETS_ENCRYPTION_KEY: 'a-production-secrets-encryption-key',
+        TSA_URL: 'http://127.0.0.1:9/tsa',
+        PLATFORM_SIGNING_PFX: '/nonexistent/platform.p12',
+        ALLOW_SANDBOX_ESP: 'true',
+        ALLOW_SIMULATED_VENDOR: 'true',
+      },
+    });
+    owner = await app.createUser();
+  });
+  afterAll(async () => app?.close());
+
+  it('takes https targets only', async () => {
+    const plain = await rest(app, 'POST', '/webhooks/create', {
+      token: owner.token,
+      json: { url: 'http://93.184.215.14/hook', events: ['*'] },
+    });
+    expect(plain.status).toBe(400);
+    expect(plain.body).toMatchObject({
+      message: 'webhook_target_refused',
+      errors: [{ field: 'url', problem: 'must be https in production' }],
+    });
+    const secure = await rest(app, 'POST', '/webhooks/create', {
+      token: owner.token,
+      json: { url: 'https://93.184.215.14/hook', events: ['*'] },
+    });
+    expect(secure.status, JSON.stringify(secure.body)).toBe(200);
+  });
+});
+
+describe('webhooks: expiry, refunds and progress', () => {
+  let app: TestApp;
+  let owner: TestUser;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    await receiver.start();
+    app = await startTestApp({
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        // Every stamp is refused (and refunded), quickly, in batches of 50.
+        STAMP_VENDOR_REJECTION_RATE: '1',
+        STAMP_VENDOR_LATENCY_MS: '0',
+        STAMP_PROCURE_BATCH: '50',
+      },
+    });
+    owner = await app.createUser();
+    await rest(app, 'POST', '/webhooks/create', { token: owner.token, json: { url: receiver.url, events: ['*'] } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await receiver.stop();
+  });
+
+  it('esign.session.expired when a session runs out of time', async () => {
+    const session = await createSession(app, owner.token, sessionBody(await uploadPdf(app, owner.token)));
+    const connection = app.services.orm.em.fork().getConnection();
+    await connection.execute(`update esign_sessions set expires_at = now() - interval '1 second' where id = ?`, [
+      session.client_id,
+    ]);
+    await app.services.boss.send('esign.expire', { client_id: session.client_id });
+    const [expired] = await receiver
+      .waitFor(
+        (received) =>
+          received.some((r) => r.json.type === 'esign.session.expired' && r.json.data.client_id === session.client_id),
+        'the expiry event',
+      )
+      .then((received) => received.filter((r) => r.json.type === 'esign.session.expired'));
+    expect(expired.json.data).toMatchObject({ client_id: session.client_id, status: 'expired' });
+  });
+
+  it('wallet.refunded for each refused stamp; progress at most once every 5 s; completed once', async () => {
+    await creditWallet(app.services.orm.em.fork(), owner.user_id, 10_000_000n);
+    const order = await rest<any>(app, 'POST', '/stamps/create-order', {
+      token: owner.token,
+      json: {
+        state_code: 'MH',
+        article_id: 'MH-5',
+        first_party_name: 'A',
+        second_party_name: 'B',
+        stamp_duty_amount: 10,
+        consideration_amount: 1000,
+        quantity: 200,
+      },
+    });
+    expect(order.status, JSON.stringify(order.body)).toBe(200);
+    const orderId = order.body.data.client_id;
+    const ofOrder = (type: string) =>
+      receiver.of(type).filter((r) => (r.json.data.client_id ?? r.json.data.reference) === orderId);
+    await receiver.waitFor(() => ofOrder('stamp.order.completed').length === 1, 'the order to complete', 60_000);
+    await sleep(500);
+    expect(ofOrder('stamp.order.created')).toHaveLength(1);
+    expect(ofOrder('wallet.charged')).toHaveLength(1);
+    expect(ofOrder('stamp.order.completed')).toHaveLength(1);
+    expect(ofOrder('stamp.order.completed')[0].json.data.status_counts).toMatchObject({ rejected: 200 });
+    // Four batches of 50 settle within a second or two: their progress comes as one event at most per 5 s.
+    const progress = ofOrder('stamp.order.progress').map((r) => Date.parse(r.json.created_at));
+    expect(progress.length).toBeLessThanOrEqual(1);
+    const refunds = receiver.of('wallet.refunded').filter((r) => String(r.json.data.description).includes(orderId));
+    expect(refunds).toHaveLength(200);
+    expect(refunds.every((r) => r.json.data.kind === 'refund' && r.json.data.amount === '20.00')).toBe(true);
+  });
+});

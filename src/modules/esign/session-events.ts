@@ -43,7 +43,7 @@ export function recordSessionWebhook(
   session: { id: string; userId: string },
   type: Extract<WebhookEventType, `esign.${string}`>,
   signerId?: string,
-): Promise<void> {
+): Promise<string | null> {
   return recordWebhookEvent(services, em, {
     userId: session.userId,
     type,

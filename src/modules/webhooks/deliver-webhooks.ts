@@ -32,6 +32,19 @@ export function deliveryJob(endpointId: string, resourceId: string, at?: Date): 
   return { name: DELIVER_JOB, data, startAfter: at, id: uuidOf(`${endpointId}:${resourceId}:${at.getTime()}`) };
 }
 
+export const LEASE_CHECK_JOB = 'webhooks.lease-check';
+
+/** The last second this process scheduled a lease check for: the jobs of one second are one job anyway. */
+let leaseCheckScheduled = 0;
+
+async function scheduleLeaseCheck(services: AppServices, leasedUntil: Date): Promise<void> {
+  const second = Math.ceil(leasedUntil.getTime() / 1000);
+  if (second === leaseCheckScheduled) return;
+  leaseCheckScheduled = second;
+  const startAfter = new Date((second + 1) * 1000);
+  await enqueue(services.boss, null, [{ name: LEASE_CHECK_JOB, data: {}, startAfter, id: uuidOf(`lease-check:${second}`) }]);
+}
+
 function uuidOf(text: string): string {
   const hex = createHash('sha256').update(text).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -44,9 +57,11 @@ interface Claimed {
   windowStartedAt: Date;
   url: string;
   userId: string;
+  /** The endpoint's secrets valid now: two during a rotation. */
+  secrets: string[];
 }
 
-type Claim = { kind: 'none' } | { kind: 'wait'; until: Date } | ({ kind: 'claimed' } & Claimed);
+type Claim = { kind: 'none' } | ({ kind: 'claimed' } & Claimed);
 
 /**
  * Delivers a resource's pending events to one endpoint, oldest first, one at a time: the head of the queue is
@@ -59,11 +74,10 @@ export async function deliverQueue(services: AppServices, endpointId: string, re
   let last: PostOutcome | null = null;
   for (let sent = 0; sent < DELIVERIES_PER_JOB; sent++) {
     const claim = await claimHead(services, endpointId, resourceId);
-    if (claim.kind === 'none') return last;
-    if (claim.kind === 'wait') {
-      await enqueue(services.boss, null, [deliveryJob(endpointId, resourceId, claim.until)]);
-      return last;
-    }
+    // Nothing due, or the head is another worker's: that worker goes on with the queue after it (it reads the next
+    // head after recording its attempt, so it sees any event committed before then), a retry has its own job, and a
+    // lease that runs out has its check.
+    if (claim.kind !== 'claimed') return last;
     last = await attempt(services, claim);
     const goOn = await recordOutcome(services, endpointId, resourceId, claim, last);
     if (!goOn) return last;
@@ -73,95 +87,61 @@ export async function deliverQueue(services: AppServices, endpointId: string, re
 }
 
 async function claimHead(services: AppServices, endpointId: string, resourceId: string): Promise<Claim> {
-  const leaseMs = services.config.webhooks.timeoutMs + 5_000;
-  return services.orm.em.fork().transactional(async (em) => {
-    const connection = em.getConnection();
-    const tx = em.getTransactionContext();
-    const [head] = await connection.execute<
-      {
-        id: string;
-        event_id: string;
-        attempts: number;
-        next_attempt_at: Date;
-        leased_until: Date | null;
-        window_started_at: Date | null;
-        enabled: boolean;
-        url: string;
-        user_id: string;
-        now: Date;
-      }[]
-    >(
-      `select d.id, d.event_id, d.attempts, d.next_attempt_at, d.leased_until, d.window_started_at, e.enabled, e.url,
-              e.user_id, now() as now
-         from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-        where d.endpoint_id = ? and d.resource_id = ? and d.status = 'pending'
-        order by d.seq limit 1
-        for update of d`,
-      [endpointId, resourceId],
-      'all',
-      tx,
-    );
-    if (!head) return { kind: 'none' };
-    const now = new Date(head.now);
-    if (!head.enabled) {
-      // Disabled since it was queued: it waits for a redelivery, like the rest of the endpoint's queue.
-      await connection.execute(
-        `update webhook_deliveries set status = 'failed', last_error = 'the endpoint is disabled'
-          where endpoint_id = ? and status = 'pending'`,
-        [endpointId],
-        'all',
-        tx,
-      );
-      return { kind: 'none' };
-    }
-    if (head.leased_until && new Date(head.leased_until) > now) return { kind: 'wait', until: new Date(head.leased_until) };
-    if (new Date(head.next_attempt_at) > now) return { kind: 'wait', until: new Date(head.next_attempt_at) };
-    const [leased] = await connection.execute<{ window_started_at: Date; leased_until: Date }[]>(
-      `update webhook_deliveries
-          set leased_until = now() + make_interval(secs => ?), attempts = attempts + 1,
-              window_started_at = coalesce(window_started_at, now())
-        where id = ? returning window_started_at, leased_until`,
-      [leaseMs / 1000, head.id],
-      'all',
-      tx,
-    );
-    // The lease schedules its own check: if this worker dies mid-attempt, the delivery is tried again as soon as
-    // the lease runs out, not at the next sweep (when all goes well, that job finds nothing due).
-    await enqueue(services.boss, em, [
-      deliveryJob(endpointId, resourceId, new Date(new Date(leased.leased_until).getTime() + 1000)),
-    ]);
-    return {
-      kind: 'claimed',
-      deliveryId: head.id,
-      eventId: head.event_id,
-      attempt: head.attempts + 1,
-      windowStartedAt: new Date(leased.window_started_at),
-      url: head.url,
-      userId: head.user_id,
-    };
-  });
+  const leaseSeconds = services.config.webhooks.timeoutMs / 1000 + 5;
+  const connection = services.orm.em.fork().getConnection();
+  // One statement: the head of the queue, locked, leased if it is due, unleased and its endpoint enabled (a
+  // disabled endpoint's queue was failed when it was disabled), with what the attempt needs.
+  const [claimed] = await connection.execute<
+    {
+      id: string;
+      event_id: string;
+      attempts: number;
+      window_started_at: Date;
+      leased_until: Date;
+      url: string;
+      user_id: string;
+      secret_sealed: string;
+      previous_secret_sealed: string | null;
+      previous_secret_expires_at: Date | null;
+    }[]
+  >(
+    `with head as (
+       select id from webhook_deliveries
+        where endpoint_id = ? and resource_id = ? and status = 'pending'
+        order by seq limit 1
+        for update
+     )
+     update webhook_deliveries d
+        set leased_until = now() + make_interval(secs => ?), attempts = d.attempts + 1,
+            window_started_at = coalesce(d.window_started_at, now())
+       from head, webhook_endpoints e
+      where d.id = head.id and e.id = d.endpoint_id and e.enabled
+        and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until <= now())
+      returning d.id, d.event_id, d.attempts, d.window_started_at, d.leased_until, e.url, e.user_id, e.secret_sealed,
+                e.previous_secret_sealed, e.previous_secret_expires_at`,
+    [endpointId, resourceId, leaseSeconds],
+  );
+  if (!claimed) return { kind: 'none' };
+  // The lease schedules its own check: if this worker dies mid-attempt, the delivery is tried again as soon as
+  // the lease runs out, not at the next minute's sweep. One check per second of lease ends serves every lease
+  // ending in that second (its id is made from the second), so a burst of deliveries adds a job a second at most.
+  await scheduleLeaseCheck(services, new Date(claimed.leased_until));
+  const box = new SecretBox(services.config.secretsEncryptionKey, SECRET_PURPOSE);
+  const rotating = claimed.previous_secret_sealed && new Date(claimed.previous_secret_expires_at ?? 0) > new Date();
+  return {
+    kind: 'claimed',
+    deliveryId: claimed.id,
+    eventId: claimed.event_id,
+    attempt: claimed.attempts,
+    windowStartedAt: new Date(claimed.window_started_at),
+    url: claimed.url,
+    userId: claimed.user_id,
+    secrets: [box.openText(claimed.secret_sealed), ...(rotating ? [box.openText(claimed.previous_secret_sealed!)] : [])],
+  };
 }
 
 async function attempt(services: AppServices, claim: Claimed): Promise<PostOutcome> {
-  const em = services.orm.em.fork();
-  const connection = em.getConnection();
-  const body = await eventBody(services, em, claim.eventId, claim.userId);
-  const [endpoint] = await connection.execute<
-    { secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: Date | null }[]
-  >(
-    `select w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
-       from webhook_endpoints w join webhook_deliveries d on d.endpoint_id = w.id where d.id = ?`,
-    [claim.deliveryId],
-  );
-  const box = new SecretBox(services.config.secretsEncryptionKey, SECRET_PURPOSE);
-  const secrets = [box.openText(endpoint.secret_sealed)];
-  if (
-    endpoint.previous_secret_sealed &&
-    endpoint.previous_secret_expires_at &&
-    new Date(endpoint.previous_secret_expires_at) > new Date()
-  )
-    secrets.push(box.openText(endpoint.previous_secret_sealed));
-  const type = (JSON.parse(body) as { type: string }).type;
+  const { type, body } = await eventBody(services, services.orm.em.fork(), claim.eventId, claim.userId);
   return postWebhook(
     claim.url,
     {
@@ -171,11 +151,24 @@ async function attempt(services: AppServices, claim: Claimed): Promise<PostOutco
       'esign-event-type': type,
       'esign-delivery-id': claim.deliveryId,
       'esign-delivery-attempt': String(claim.attempt),
-      'esign-signature': signatureHeader(secrets, Math.floor(Date.now() / 1000), body),
+      'esign-signature': signatureHeader(claim.secrets, Math.floor(Date.now() / 1000), body),
     },
     body,
     { timeoutMs: services.config.webhooks.timeoutMs, allowPrivate: services.config.webhooks.allowPrivateTargets },
   );
+}
+
+function bodyOf(
+  event: { id: string; type: string; created_at: Date; attributes: Record<string, string> | null },
+  data: unknown,
+): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: new Date(event.created_at).toISOString(),
+    ...event.attributes,
+    data,
+  });
 }
 
 /**
@@ -183,7 +176,12 @@ async function attempt(services: AppServices, claim: Claimed): Promise<PostOutco
  * resource as its REST read shows it to the owner) unless the event carries it. Every later attempt, retry or
  * redelivery sends the same bytes.
  */
-async function eventBody(services: AppServices, em: EntityManager, eventId: string, userId: string): Promise<string> {
+async function eventBody(
+  services: AppServices,
+  em: EntityManager,
+  eventId: string,
+  userId: string,
+): Promise<{ type: string; body: string }> {
   const connection = em.getConnection();
   const [event] = await connection.execute<
     {
@@ -196,23 +194,17 @@ async function eventBody(services: AppServices, em: EntityManager, eventId: stri
       body: string | null;
     }[]
   >('select id, type, created_at, read, data, attributes, body from webhook_events where id = ?', [eventId]);
-  if (event.body !== null) return event.body;
-  const data = event.read
-    ? await services.restReads.read(event.read.operation, event.read.variables, { userId, tokenId: 'webhooks' })
-    : event.data;
-  const body = JSON.stringify({
-    id: event.id,
-    type: event.type,
-    created_at: new Date(event.created_at).toISOString(),
-    ...event.attributes,
-    data,
-  });
+  if (event.body !== null) return { type: event.type, body: event.body };
+  // Data given with the event is stored: the same bytes come from it every time, nothing to keep.
+  if (!event.read) return { type: event.type, body: bodyOf(event, event.data) };
+  const data = await services.restReads.read(event.read.operation, event.read.variables, { userId, tokenId: 'webhooks' });
+  const body = bodyOf(event, data);
   // Two workers may make it at once (a lease that ran out): the first one written is the one sent.
   const [kept] = await connection.execute<{ body: string }[]>(
     `update webhook_events set body = coalesce(body, ?) where id = ? returning body`,
     [body, eventId],
   );
-  return kept.body;
+  return { type: event.type, body: kept.body };
 }
 
 /** Writes the attempt and what follows from it; answers whether the queue goes on to its next event. */
@@ -224,33 +216,38 @@ async function recordOutcome(
   outcome: PostOutcome,
 ): Promise<boolean> {
   const { retrySchedule, retryWindowSeconds } = services.config.webhooks;
+  const attemptRow = [
+    newId('wha'),
+    claim.deliveryId,
+    outcome.durationMs / 1000,
+    outcome.statusCode,
+    outcome.durationMs,
+    outcome.excerpt,
+    outcome.error,
+  ];
+  const insertAttempt = `insert into webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
+       values (?, ?, now() - make_interval(secs => ?), ?, ?, ?, ?)`;
+  if (outcome.ok) {
+    // A success is one statement: the attempt, the delivery done, the endpoint answering again.
+    await services.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `with attempt as (${insertAttempt}),
+              delivery as (
+                update webhook_deliveries set status = 'succeeded', delivered_at = now(), leased_until = null,
+                       last_attempt_at = now(), last_status_code = ?, last_error = null where id = ?)
+         update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`,
+        [...attemptRow, outcome.statusCode, claim.deliveryId, endpointId],
+      );
+    return true;
+  }
   return services.orm.em.fork().transactional(async (em) => {
     const connection = em.getConnection();
     const tx = em.getTransactionContext();
     const run = (sql: string, values: unknown[]) => connection.execute(sql, values, 'all', tx);
-    await run(
-      `insert into webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
-       values (?, ?, now() - make_interval(secs => ?), ?, ?, ?, ?)`,
-      [
-        newId('wha'),
-        claim.deliveryId,
-        outcome.durationMs / 1000,
-        outcome.statusCode,
-        outcome.durationMs,
-        outcome.excerpt,
-        outcome.error,
-      ],
-    );
+    await run(insertAttempt, attemptRow);
     const common = [outcome.statusCode, outcome.error, claim.deliveryId];
-    if (outcome.ok) {
-      await run(
-        `update webhook_deliveries set status = 'succeeded', delivered_at = now(), leased_until = null,
-                last_attempt_at = now(), last_status_code = ?, last_error = ? where id = ?`,
-        common,
-      );
-      await run('update webhook_endpoints set failing_since = null where id = ? and failing_since is not null', [endpointId]);
-      return true;
-    }
     // The schedule restarts with each window (a redelivery opens a new one). Exponential, with jitter (0.8 to 1.2 of
     // the step) so that receivers coming back are not all hit at once.
     const [inWindow] = await connection.execute<{ n: number }[]>(
@@ -334,16 +331,17 @@ async function disableEndpoint(
 }
 
 /**
- * Every minute: queues a job for each resource whose next delivery is due and not leased (a lease that ran out
- * because its worker died, a wake-up that was lost).
+ * Queues a job for each resource whose next delivery is due and not leased: every minute for all (a wake-up that
+ * was lost), and right after leases end for those whose lease ran out (their worker died mid-attempt).
  */
-async function sweep(services: AppServices): Promise<void> {
+async function sweep(services: AppServices, scope: { expiredLeasesOnly: boolean }): Promise<void> {
   const due = await services.orm.em
     .fork()
     .getConnection()
     .execute<{ endpoint_id: string; resource_id: string }[]>(
       `select distinct endpoint_id, resource_id from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
+      where status = 'pending' and next_attempt_at <= now()
+        and ${scope.expiredLeasesOnly ? 'leased_until < now()' : '(leased_until is null or leased_until < now())'}
       limit 1000`,
     );
   await enqueue(
@@ -359,8 +357,10 @@ export const webhookJobs: JobDefinition<any>[] = [
     // Deliveries mostly wait on receivers: one slow receiver must not hold the others.
     concurrency: 8,
     async handle(services, data: GroupJob) {
+      // A queue is drained by whichever job gets to it first: the jobs of the events it carried find nothing due.
       await deliverQueue(services, data.endpoint_id, data.resource_id);
     },
   },
-  { name: SWEEP_JOB, cron: '* * * * *', handle: sweep },
+  { name: SWEEP_JOB, cron: '* * * * *', handle: (services) => sweep(services, { expiredLeasesOnly: false }) },
+  { name: LEASE_CHECK_JOB, handle: (services) => sweep(services, { expiredLeasesOnly: true }) },
 ];

@@ -169,6 +169,15 @@ export async function updateEndpoint(
       endpoint.disabledAt = input.enabled ? null : new Date();
       endpoint.disabledReason = input.enabled ? null : 'disabled by its owner';
       endpoint.failingSince = null;
+      // Disabled: its queue is failed (webhooks/redeliver sends it again once it is enabled).
+      if (!input.enabled)
+        await tx.getConnection().execute(
+          `update webhook_deliveries set status = 'failed', leased_until = null, last_error = 'the endpoint was disabled'
+              where endpoint_id = ? and status = 'pending'`,
+          [endpoint.id],
+          'all',
+          tx.getTransactionContext(),
+        );
     }
     await tx.flush();
     return endpoint;

@@ -23,9 +23,13 @@ export interface NewWebhookEvent {
 /**
  * Writes an event and one delivery per endpoint of the owner that subscribes to it, with their jobs, in `em`'s
  * transaction: a change that rolls back sends nothing, and no worker sees a job before its rows. A user without a
- * subscribed endpoint costs one indexed read.
+ * subscribed endpoint costs one indexed read. Answers the event's id, or null when no endpoint wants it.
  */
-export async function recordWebhookEvent(services: AppServices, em: EntityManager, event: NewWebhookEvent): Promise<void> {
+export async function recordWebhookEvent(
+  services: AppServices,
+  em: EntityManager,
+  event: NewWebhookEvent,
+): Promise<string | null> {
   if (!em.isInTransaction()) throw new Error('recordWebhookEvent joins the transaction of the change');
   const connection = em.getConnection();
   const tx = em.getTransactionContext();
@@ -37,7 +41,7 @@ export async function recordWebhookEvent(services: AppServices, em: EntityManage
       tx,
     )
   ).filter((endpoint) => subscribes(endpoint.events, event.type));
-  if (endpoints.length === 0) return;
+  if (endpoints.length === 0) return null;
   if (event.coalesceSeconds) {
     const [recent] = await connection.execute<unknown[]>(
       `select 1 from webhook_events where resource_id = ? and type = ? and created_at > clock_timestamp() - make_interval(secs => ?) limit 1`,
@@ -45,7 +49,7 @@ export async function recordWebhookEvent(services: AppServices, em: EntityManage
       'all',
       tx,
     );
-    if (recent) return;
+    if (recent) return null;
   }
   const eventId = newId('evt');
   await connection.execute(
@@ -74,6 +78,7 @@ export async function recordWebhookEvent(services: AppServices, em: EntityManage
     em,
     endpoints.map((endpoint) => deliveryJob(endpoint.id, event.resourceId)),
   );
+  return eventId;
 }
 
 export async function insertDeliveries(
