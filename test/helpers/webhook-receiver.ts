@@ -11,7 +11,7 @@ export interface Received {
 }
 
 /** How the receiver answers one request: a status (after a delay), or no answer at all until the client gives up. */
-export type Answer = { status: number; delayMs?: number; body?: string } | 'hang';
+export type Answer = { status: number; delayMs?: number; body?: string; headers?: Record<string, string> } | 'hang';
 
 /**
  * A webhook receiver as an integrator runs one: a real HTTP server on 127.0.0.1 that records every POST and answers
@@ -34,7 +34,10 @@ export class WebhookReceiver {
         const answer = this.script.shift() ?? { status: 200 };
         if (answer === 'hang') return;
         setTimeout(
-          () => res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? `status ${answer.status}`),
+          () =>
+            res
+              .writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers })
+              .end(answer.body ?? `status ${answer.status}`),
           answer.delayMs ?? 0,
         );
       });

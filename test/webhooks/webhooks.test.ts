@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { gql, rest, signerApi } from '../helpers/clients';
-import { createSession, sessionBody, uploadPdf } from '../helpers/factories';
+import { createSession, sessionBody, signatureAt, uploadPdf } from '../helpers/factories';
 import { WebhookDocument } from '../__generated__/graphql';
 import { verifySignature, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -257,7 +257,12 @@ describe('webhooks', () => {
     });
 
     it('retries after 500s and a timeout, and records every attempt in the delivery log', async () => {
-      receiver.answer({ status: 500, body: 'database is down' }, 'hang', { status: 503 }, { status: 204 });
+      receiver.answer(
+        { status: 500, body: 'database is down' },
+        'hang',
+        { status: 302, body: 'moved', headers: { location: 'http://127.0.0.1:1/elsewhere' } },
+        { status: 204 },
+      );
       const before = receiver.received.length;
       const ping = await rest<any>(app, 'POST', '/webhooks/test', {
         token: owner.token,
@@ -278,8 +283,10 @@ describe('webhooks', () => {
         'the ping to get through',
       );
       const [delivery] = log.items;
-      expect(delivery.attempts.map((attempt: any) => attempt.status_code)).toEqual([500, null, 503, 204]);
+      expect(delivery.attempts.map((attempt: any) => attempt.status_code)).toEqual([500, null, 302, 204]);
       expect(delivery.attempts[1].error).toBe('no answer within 1000 ms');
+      // A redirect is not followed: it is a failure like any other answer but a 2xx.
+      expect(delivery.attempts[2]).toMatchObject({ error: 'answered 302', response_excerpt: 'moved' });
       expect(delivery.delivered_at).not.toBeNull();
       // Every attempt sent the same event, byte for byte.
       const sent = receiver.received.slice(before).filter((request) => request.json.id === eventId);
@@ -313,6 +320,39 @@ describe('webhooks', () => {
         'esign.session.created',
         'esign.session.cancelled',
       ]);
+    });
+
+    it('esign.signer.failed when an Aadhaar signer uses up their OTP attempts', async () => {
+      const fileId = await uploadPdf(app, owner.token);
+      const session = await createSession(
+        app,
+        owner.token,
+        sessionBody(fileId, {
+          sign_type: 'aadhaar',
+          signers: [{ full_name: 'Asha Rao', max_retry: 1, elements: [signatureAt()] }],
+        }),
+      );
+      const signer = session.signers[0];
+      const started = await signerApi(app, 'POST', '/aadhaar/otp', signer.token, {
+        aadhaar_number: '234123412346',
+        consent: true,
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const wrong = await signerApi(app, 'POST', '/sign', signer.token, {
+        consent: true,
+        transaction_id: started.body.data.transaction_id,
+        otp: '000000',
+      });
+      expect(wrong.status).toBe(400);
+      const [failed] = (
+        await receiver.waitFor(
+          (received) =>
+            received.some((r) => r.json.type === 'esign.signer.failed' && r.json.data.client_id === session.client_id),
+          'the failure event',
+        )
+      ).filter((r) => r.json.type === 'esign.signer.failed');
+      expect(failed.json.signer_id).toBe(signer.signer_id);
+      expect(failed.json.data.signers[0]).toMatchObject({ signer_id: signer.signer_id, status: 'failed' });
     });
 
     it('rotation: both secrets sign for 24 hours, each verifies', async () => {
