@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueue } from '../../platform/jobs/enqueue';
+import { enqueue, jobIdOf } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
 import { newStoredFile, reserveFileSlot } from '../files';
@@ -33,6 +33,23 @@ export async function enqueueProcurement(
     em,
     Array.from({ length: jobs }, () => ({ name: PROCURE_JOB, data: { order_id: orderId } })),
   );
+}
+
+/**
+ * A lease schedules its own check: a job of the order that starts when the lease has run out. If the worker holding
+ * it died, that job claims the instances again at once, not at the next minute's sweep; when all went well it
+ * finds nothing to claim. One check per order and second (its id is made from both), however many batches.
+ */
+async function scheduleLeaseCheck(services: AppServices, orderId: string): Promise<void> {
+  const second = Math.ceil(Date.now() / 1000) + services.config.stamps.claimSeconds + 1;
+  await enqueue(services.boss, null, [
+    {
+      name: PROCURE_JOB,
+      data: { order_id: orderId },
+      startAfter: new Date(second * 1000),
+      id: jobIdOf(`procure-lease:${orderId}:${second}`),
+    },
+  ]);
 }
 
 function vendorFor(services: AppServices, order: StampOrder): StampVendor {
@@ -149,6 +166,7 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
   ]);
   const claimed = await claimBatch(services, em, orderId);
   if (claimed.length === 0) return 0;
+  await scheduleLeaseCheck(services, orderId);
   const vendor = vendorFor(services, order);
   const names = { state: state.name, article: article.name };
   let next = 0;

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type PgBoss from 'pg-boss';
 import { SecretBox } from '../../platform/crypto/secret-box';
 import { newId } from '../../platform/ids';
-import { enqueue } from '../../platform/jobs/enqueue';
+import { enqueue, jobIdOf } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
 import { queueNotifications } from '../notifications';
@@ -29,7 +28,7 @@ interface GroupJob {
 export function deliveryJob(endpointId: string, resourceId: string, at?: Date): PgBoss.JobInsert<GroupJob> {
   const data = { endpoint_id: endpointId, resource_id: resourceId };
   if (!at) return { name: DELIVER_JOB, data };
-  return { name: DELIVER_JOB, data, startAfter: at, id: uuidOf(`${endpointId}:${resourceId}:${at.getTime()}`) };
+  return { name: DELIVER_JOB, data, startAfter: at, id: jobIdOf(`${endpointId}:${resourceId}:${at.getTime()}`) };
 }
 
 export const LEASE_CHECK_JOB = 'webhooks.lease-check';
@@ -42,12 +41,7 @@ async function scheduleLeaseCheck(services: AppServices, leasedUntil: Date): Pro
   if (second === leaseCheckScheduled) return;
   leaseCheckScheduled = second;
   const startAfter = new Date((second + 1) * 1000);
-  await enqueue(services.boss, null, [{ name: LEASE_CHECK_JOB, data: {}, startAfter, id: uuidOf(`lease-check:${second}`) }]);
-}
-
-function uuidOf(text: string): string {
-  const hex = createHash('sha256').update(text).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  await enqueue(services.boss, null, [{ name: LEASE_CHECK_JOB, data: {}, startAfter, id: jobIdOf(`lease-check:${second}`) }]);
 }
 
 interface Claimed {
@@ -66,7 +60,7 @@ type Claim = { kind: 'none' } | ({ kind: 'claimed' } & Claimed);
 /**
  * Delivers a resource's pending events to one endpoint, oldest first, one at a time: the head of the queue is
  * leased while it is attempted, so two workers never send it at once, and a worker killed mid-attempt leaves a
- * lease that runs out (the sweep, or a later job, sends it again: at least once, with the same event id). A
+ * lease that runs out (the lease's check sends it again: at least once, with the same event id). A
  * failed attempt schedules the retry and stops the queue behind it, so events of one resource arrive in order.
  * Answers the outcome of the last attempt made, if any.
  */
