@@ -105,7 +105,7 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
     const longTerm = async () => {
       const evidence = await fetchRevocation(signer.certificatePem, root.certificatePem, {
         timeoutMs: 10_000,
-        allowTarget: async () => undefined,
+        publicOnly: false,
       });
       const withDss = await appendValidationData(signed, {
         certificates: [signer.certificatePem, root.certificatePem, tsa.certificatePem].map((pem) =>

@@ -1,6 +1,12 @@
 import dns from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import {
+  Agent as UndiciAgent,
+  fetch as undiciFetch,
+  type RequestInit as UndiciRequestInit,
+  type Response as UndiciResponse,
+} from 'undici';
 
 /**
  * Addresses a request made on someone else's say-so (a URL in an uploaded certificate, a webhook target) must not
@@ -66,3 +72,15 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
     else reply(null, addresses[0]!.address, addresses[0]!.family);
   });
 };
+
+/**
+ * fetch for a URL given on someone else's say-so (an OCSP or CRL address in an uploaded certificate): the target's
+ * addresses are checked where the connection is made (an IP literal before it), so a name that resolves to a
+ * private address by then is refused. undici's own fetch, since Node's global fetch takes no `lookup`.
+ */
+export async function fetchPublicOnly(url: URL, init: UndiciRequestInit): Promise<UndiciResponse> {
+  if (isIP(url.hostname.replace(/^\[|\]$/g, ''))) await assertPublicTarget(url);
+  return undiciFetch(url, { ...init, dispatcher: publicOnlyDispatcher });
+}
+
+const publicOnlyDispatcher = new UndiciAgent({ connect: { lookup: publicOnlyLookup } });

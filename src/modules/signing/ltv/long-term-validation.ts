@@ -10,7 +10,6 @@
  */
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { assertPublicTarget } from '../../../platform/net/public-targets';
 import type { AppServices } from '../../../platform/services';
 import { OID } from '../cms-algorithms';
 import { parseSignedData } from '../cms-parse';
@@ -62,7 +61,7 @@ export async function addLongTermValidation(
     }
   }
 
-  const allowTarget = services.config.env === 'production' ? assertPublicTarget : async () => undefined;
+  const publicOnly = services.config.env === 'production';
   const ocsps: Buffer[] = [];
   const crls = new Map<string, Buffer>();
   const revocation: LongTermValidation['revocation'] = [];
@@ -70,7 +69,7 @@ export async function addLongTermValidation(
     if (isSelfIssued(certificate)) continue;
     const issuer = issuerOf.get(certificate.fingerprint256);
     const evidence: RevocationEvidence = issuer
-      ? await fetchRevocation(certificate.toString(), issuer.toString(), { timeoutMs: REVOCATION_TIMEOUT_MS, allowTarget })
+      ? await fetchRevocation(certificate.toString(), issuer.toString(), { timeoutMs: REVOCATION_TIMEOUT_MS, publicOnly })
       : {
           status: 'unavailable',
           source: null,

@@ -5,12 +5,14 @@
  * repeats one; else a CRL signed by the issuer. What PAdES B-LT puts in a document's /DSS.
  *
  * The URLs come from certificates in documents anyone can upload: requests are bounded (time, size), follow no
- * redirect, and `allowTarget` decides which hosts may be reached (production refuses private addresses).
+ * redirect, and with `publicOnly` (production) no private, loopback or link-local address is reached, checked where
+ * the connection is made.
  */
 import { createHash, createVerify, randomBytes, X509Certificate } from 'node:crypto';
 import { issuerAndSerial } from '../cms-parse';
 import { issuedBy } from '../cms-verify';
 import { readBounded } from '../../../platform/net/read-bounded';
+import { fetchPublicOnly } from '../../../platform/net/public-targets';
 import { children, contentOf, der, DerError, expectTag, oid, raw, readOid, readRoot, readTime, TAG, type Tlv } from '../der';
 import { issuerParts, OCSP_REQUEST_TYPE } from './revocation-protocol';
 
@@ -29,8 +31,8 @@ export interface RevocationEvidence {
 
 export interface FetchOptions {
   timeoutMs: number;
-  /** Throws (or rejects) when the URL must not be fetched. */
-  allowTarget(url: URL): Promise<void>;
+  /** Refuse targets on private, loopback and link-local addresses (production). */
+  publicOnly: boolean;
 }
 
 const MAX_OCSP_BYTES = 64 * 1024;
@@ -238,8 +240,11 @@ function crlUrls(certificate: X509Certificate): string[] {
 async function fetchBounded(url: string, options: FetchOptions, limit: number, init: RequestInit): Promise<Buffer> {
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not an http(s) URL');
-  await options.allowTarget(target);
-  const response = await fetch(target, { ...init, redirect: 'error', signal: AbortSignal.timeout(options.timeoutMs) });
+  const request = { ...init, redirect: 'error' as const, signal: AbortSignal.timeout(options.timeoutMs) };
+  const response = options.publicOnly
+    ? // The two fetches answer the same Response interface (undici is Node's fetch).
+      ((await fetchPublicOnly(target, request as never)) as unknown as Response)
+    : await fetch(target, request);
   if (!response.ok) {
     await response.body?.cancel();
     throw new Error(`HTTP ${response.status}`);
