@@ -157,7 +157,7 @@ async function renderDirectly(app: BenchApp, orderId: string, count: number): Pr
     const lanes = Array.from({ length: RENDERS_IN_FLIGHT }, async () => {
       while (next < count) {
         const serial = ++next;
-        const outcome = await vendor.procure(order);
+        const outcome = await vendor.procure(order, serial);
         if (!outcome.ok) throw new Error('the mock vendor refused a stamp');
         const pdf = await renderCertificate({
           order,

@@ -6,6 +6,8 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
+import type { StampOrder } from '../../src/modules/stamps/stamp-order.entity';
+import { MockVendor, SimulatedVendor } from '../../src/modules/stamps/vendors/simulated-vendors';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
@@ -363,5 +365,31 @@ describe('procurement', () => {
         await worker.exited;
       }
     });
+  });
+});
+
+describe('the simulated vendors keep their answers per idempotency key (order id, serial)', () => {
+  const order = {
+    id: 'stamp_0123456789abcdef0123456789abcdef',
+    stateCode: 'MH',
+    createdAt: new Date('2026-11-24T00:00:00Z'),
+  } as StampOrder;
+
+  it('the same key gets the same stamp or the same refusal, another key another stamp', async () => {
+    const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0.5 });
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, serial) => vendor.procure(order, serial + 1)));
+    const again = await Promise.all(Array.from({ length: 40 }, (_, serial) => vendor.procure(order, serial + 1)));
+    const strip = (answer: Awaited<ReturnType<SimulatedVendor['procure']>>) =>
+      answer.ok ? { certificate: answer.stamp.certificateNumber, code: answer.stamp.verificationCode } : answer.reason;
+    expect(again.map(strip)).toEqual(answers.map(strip));
+    const issued = answers.flatMap((answer) => (answer.ok ? [answer.stamp.certificateNumber] : []));
+    expect(issued.length).toBeGreaterThan(5);
+    expect(issued.length).toBeLessThan(35);
+    expect(new Set(issued).size).toBe(issued.length);
+    expect(issued.every((number) => /^IN-MH261124\d{10}$/.test(number))).toBe(true);
+    const mock = new MockVendor();
+    const [first, second] = [await mock.procure(order, 3), await mock.procure(order, 3)];
+    expect(first).toMatchObject({ ok: true, stamp: { certificateNumber: expect.stringMatching(/^MOCK-MH/) } });
+    expect(first.ok && second.ok && first.stamp.certificateNumber === second.stamp.certificateNumber).toBe(true);
   });
 });

@@ -3,14 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueue, jobIdOf } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
-import { newStoredFile, reserveFileSlot } from '../files';
+import { newStoredFile, reserveFileSlot, StoredFile, type FileSlot } from '../files';
 import { chargeOrRefund } from '../wallet';
 import { publishOrderChange, recordOrderProgress } from './order-events';
 import { renderCertificate } from './render-certificate';
 import { StampInstance, StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 import { MockVendor, SimulatedVendor } from './vendors/simulated-vendors';
-import type { ProcurementOutcome, StampVendor } from './vendors/vendor';
+import type { ProcuredStamp, StampVendor } from './vendors/vendor';
 
 export const PROCURE_JOB = 'stamps.procure';
 export const PROCURE_SWEEP_JOB = 'stamps.procure-sweep';
@@ -74,86 +74,118 @@ async function claimBatch(services: AppServices, em: EntityManager, orderId: str
   );
 }
 
-async function settle(
+/** A stamp the vendor issued, its certificate rendered and stored, waiting to be recorded with others. */
+interface Issued {
+  instance: { id: string; serial: number };
+  stamp: ProcuredStamp;
+  slot: FileSlot;
+  sizeBytes: number;
+  sha256: string;
+}
+
+/** Issued stamps are recorded this many at a time: one transaction for them, not one each. */
+const RECORD_EVERY = 25;
+
+/** A refusal: the instance is rejected and its duty and fee refunded, at once (one transaction). */
+async function reject(services: AppServices, order: StampOrder, instance: { id: string }, reason: string): Promise<void> {
+  await services.orm.em.fork().transactional(async (tx) => {
+    const rejected = await tx.getConnection().execute<{ id: string }[]>(
+      `update stamp_instances set status = 'rejected', rejected_reason = ?, claim_expires_at = null
+          where id = ? and status = 'pending' returning id`,
+      [reason.slice(0, 300), instance.id],
+      'all',
+      tx.getTransactionContext(),
+    );
+    if (rejected.length === 1 && !order.mock) {
+      await chargeOrRefund(services, tx, {
+        userId: order.user.id,
+        kind: 'refund',
+        amountPaise: order.dutyPaise + order.feePaise,
+        reference: instance.id,
+        description: `refund of rejected stamp ${instance.id} (order ${order.id}): ${reason}`,
+      });
+    }
+  });
+}
+
+/**
+ * Renders an issued stamp's certificate and stores its bytes, under a file slot of its own per attempt: a slow
+ * worker whose lease ran out never overwrites the winner's PDF.
+ */
+async function store(
   services: AppServices,
   order: StampOrder,
   names: { state: string; article: string },
   instance: { id: string; serial: number },
-  outcome: ProcurementOutcome,
-): Promise<void> {
-  const em = services.orm.em.fork();
-  if (!outcome.ok) {
-    await em.transactional(async (tx) => {
-      const rejected = await tx.getConnection().execute<{ id: string }[]>(
-        `update stamp_instances set status = 'rejected', rejected_reason = ?, claim_expires_at = null
-            where id = ? and status = 'pending' returning id`,
-        [outcome.reason.slice(0, 300), instance.id],
-        'all',
-        tx.getTransactionContext(),
-      );
-      if (rejected.length === 1 && !order.mock) {
-        await chargeOrRefund(services, tx, {
-          userId: order.user.id,
-          kind: 'refund',
-          amountPaise: order.dutyPaise + order.feePaise,
-          reference: instance.id,
-          description: `refund of rejected stamp ${instance.id} (order ${order.id}): ${outcome.reason}`,
-        });
-      }
-    });
-    return;
-  }
-
+  stamp: ProcuredStamp,
+): Promise<Issued> {
   const pdf = await renderCertificate({
     order,
     serial: instance.serial,
     stateName: names.state,
     articleName: names.article,
-    stamp: outcome.stamp,
+    stamp,
     watermark: order.mock
       ? 'MOCK - NOT A LEGAL STAMP'
       : services.config.env === 'sandbox'
         ? 'SANDBOX - NOT A LEGAL STAMP'
         : undefined,
   });
-  // The bytes go first, outside the short transaction below, under a file slot of their own per attempt: a
-  // slow worker whose lease ran out never overwrites the winner's PDF.
   const slot = reserveFileSlot(order.user.id);
   await services.blobs.putBytes(slot.storageKey, pdf, 'application/pdf');
-  const won = await em
-    .transactional(async (tx) => {
-      const file = newStoredFile(
+  return { instance, stamp, slot, sizeBytes: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') };
+}
+
+/**
+ * Records issued stamps in one transaction: their file rows, and each instance `available` if it is still pending
+ * (a worker whose lease ran out and lost the instance to another finds it settled: its file row goes, and its
+ * bytes after the commit). The vendor answers the same key with the same stamp, so a batch lost with its worker
+ * is issued again, not twice.
+ */
+async function record(services: AppServices, order: StampOrder, issued: Issued[]): Promise<void> {
+  if (issued.length === 0) return;
+  const lost = await services.orm.em.fork().transactional(async (tx) => {
+    const files = issued.map((item) =>
+      newStoredFile(
         tx,
         {
           ownerId: order.user.id,
           kind: 'pdf',
-          name: `e-stamp-${outcome.stamp.certificateNumber}.pdf`,
+          name: `e-stamp-${item.stamp.certificateNumber}.pdf`,
           mime: 'application/pdf',
           pageCount: 1,
         },
-        { sizeBytes: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') },
-        slot,
-      );
-      await tx.flush();
-      const updated = await tx.getConnection().execute<{ id: string }[]>(
-        `update stamp_instances
-          set status = 'available', certificate_number = ?, verification_code = ?, issued_at = ?, pdf_file_id = ?, claim_expires_at = null
-        where id = ? and status = 'pending' returning id`,
-        [outcome.stamp.certificateNumber, outcome.stamp.verificationCode, outcome.stamp.issuedAt, file.id, instance.id],
-        'all',
-        tx.getTransactionContext(),
-      );
-      if (updated.length === 0) throw new LostRace();
-      return true;
-    })
-    .catch((error: unknown) => {
-      if (error instanceof LostRace) return false;
-      throw error;
-    });
-  if (!won) await services.blobs.delete(slot.storageKey);
+        { sizeBytes: item.sizeBytes, sha256: item.sha256 },
+        item.slot,
+      ),
+    );
+    await tx.flush();
+    const rows = issued.map((item, index) => ({
+      id: item.instance.id,
+      certificate_number: item.stamp.certificateNumber,
+      verification_code: item.stamp.verificationCode,
+      issued_at: item.stamp.issuedAt.toISOString(),
+      pdf_file_id: files[index].id,
+    }));
+    const updated = await tx.getConnection().execute<{ id: string }[]>(
+      `update stamp_instances si
+          set status = 'available', certificate_number = v.certificate_number, verification_code = v.verification_code,
+              issued_at = v.issued_at, pdf_file_id = v.pdf_file_id, claim_expires_at = null
+         from jsonb_to_recordset(?::jsonb)
+           as v(id text, certificate_number text, verification_code text, issued_at timestamptz, pdf_file_id text)
+        where si.id = v.id and si.status = 'pending'
+       returning si.id`,
+      [JSON.stringify(rows)],
+      'all',
+      tx.getTransactionContext(),
+    );
+    const won = new Set(updated.map((row) => row.id));
+    const lostFiles = files.filter((_, index) => !won.has(issued[index].instance.id));
+    if (lostFiles.length > 0) await tx.nativeDelete(StoredFile, { id: { $in: lostFiles.map((file) => file.id) } });
+    return lostFiles.map((file) => file.storageKey);
+  });
+  await Promise.all(lost.map((key) => services.blobs.delete(key)));
 }
-
-class LostRace extends Error {}
 
 /** Procures one claimed batch of an order, then queues the next one if any instance is still waiting. */
 export async function procureBatch(services: AppServices, orderId: string): Promise<number> {
@@ -170,13 +202,20 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
   const vendor = vendorFor(services, order);
   const names = { state: state.name, article: article.name };
   let next = 0;
+  const ready: Issued[] = [];
   const lanes = Array.from({ length: Math.min(CALLS_IN_FLIGHT, claimed.length) }, async () => {
     while (next < claimed.length) {
       const instance = claimed[next++];
-      await settle(services, order, names, instance, await vendor.procure(order, instance.serial));
+      const outcome = await vendor.procure(order, instance.serial);
+      if (!outcome.ok) await reject(services, order, instance, outcome.reason);
+      else {
+        ready.push(await store(services, order, names, instance, outcome.stamp));
+        if (ready.length >= RECORD_EVERY) await record(services, order, ready.splice(0));
+      }
     }
   });
   await Promise.all(lanes);
+  await record(services, order, ready.splice(0));
   await publishOrderChange(services, em, { id: order.id, userId: order.user.id });
   await recordOrderProgress(services, em, { id: order.id, userId: order.user.id });
 
