@@ -63,3 +63,20 @@ export async function signAsAadhaar(app: TestApp, token: string, aadhaarNumber =
     otp: SANDBOX_OTP,
   });
 }
+
+/** POST stamps/create-order for an MH agreement stamp (MH-5), with the fields given replacing the defaults. */
+export function createStampOrder(app: TestApp, token: string, overrides: Record<string, unknown> = {}) {
+  return rest<any>(app, 'POST', '/stamps/create-order', {
+    token,
+    json: {
+      state_code: 'MH',
+      article_id: 'MH-5',
+      first_party_name: 'A',
+      second_party_name: 'B',
+      stamp_duty_amount: 100,
+      consideration_amount: 1000,
+      quantity: 1,
+      ...overrides,
+    },
+  });
+}

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { gql, rest, signerApi } from '../helpers/clients';
-import { createSession, sessionBody, signatureAt, uploadPdf } from '../helpers/factories';
+import { createSession, createStampOrder, sessionBody, signatureAt, uploadPdf } from '../helpers/factories';
 import { WebhookDocument } from '../__generated__/graphql';
 import { verifySignature, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -228,18 +228,7 @@ describe('webhooks', () => {
 
     it('an order and its charge: stamp.order.created, wallet.charged with the ledger entry, stamp.order.completed', async () => {
       await creditWallet(app.services.orm.em.fork(), owner.user_id, 100_000n);
-      const order = await rest<any>(app, 'POST', '/stamps/create-order', {
-        token: owner.token,
-        json: {
-          state_code: 'MH',
-          article_id: 'MH-5',
-          first_party_name: 'A',
-          second_party_name: 'B',
-          stamp_duty_amount: 100,
-          consideration_amount: 1000,
-          quantity: 2,
-        },
-      });
+      const order = await createStampOrder(app, owner.token, { quantity: 2 });
       expect(order.status, JSON.stringify(order.body)).toBe(200);
       const orderId = order.body.data.client_id;
       await receiver.waitFor(
@@ -408,18 +397,7 @@ describe('webhooks', () => {
     it('a change that rolls back sends nothing', async () => {
       // An order the wallet cannot pay: its transaction (order, charge, events) rolls back.
       const before = receiver.received.length;
-      const refused = await rest<any>(app, 'POST', '/stamps/create-order', {
-        token: stranger.token,
-        json: {
-          state_code: 'MH',
-          article_id: 'MH-5',
-          first_party_name: 'A',
-          second_party_name: 'B',
-          stamp_duty_amount: 100,
-          consideration_amount: 1000,
-          quantity: 1,
-        },
-      });
+      const refused = await createStampOrder(app, stranger.token);
       expect(refused.status).toBe(402);
       const [count] = await app.services.orm.em
         .fork()
@@ -613,18 +591,7 @@ describe('webhooks: expiry, refunds and progress', () => {
 
   it('wallet.refunded for each refused stamp; progress at most once every 5 s; completed once', async () => {
     await creditWallet(app.services.orm.em.fork(), owner.user_id, 10_000_000n);
-    const order = await rest<any>(app, 'POST', '/stamps/create-order', {
-      token: owner.token,
-      json: {
-        state_code: 'MH',
-        article_id: 'MH-5',
-        first_party_name: 'A',
-        second_party_name: 'B',
-        stamp_duty_amount: 10,
-        consideration_amount: 1000,
-        quantity: 200,
-      },
-    });
+    const order = await createStampOrder(app, owner.token, { stamp_duty_amount: 10, quantity: 200 });
     expect(order.status, JSON.stringify(order.body)).toBe(200);
     const orderId = order.body.data.client_id;
     const ofOrder = (type: string) =>
