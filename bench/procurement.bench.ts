@@ -49,7 +49,93 @@ function sleep(ms: number): Promise<void> {
  * service's job machinery against raw pg-boss `send` + `work` with the same batch size (floor 0.8x).
  */
 export async function procurementBenchmarks(database: BenchDatabase): Promise<BenchRow[]> {
-  return [await orderBenchmark(database), ...(await queueBenchmarks(database))];
+  return [await orderBenchmark(database), await recoveryBenchmark(database), ...(await queueBenchmarks(database))];
+}
+
+/** The recovery row: leases as long as the issue's measurement had them, an order a worker needs seconds for. */
+const RECOVERY_CLAIM_SECONDS = 10;
+const RECOVERY_STAMPS = 500;
+
+/**
+ * Issue 22: a worker process killed with kill -9 in the middle of a (simulated vendor, 20 ms a stamp) order. Figure:
+ * how long after the kill a second worker settles the first instance the dead one held a lease on, and when the
+ * order is done, against the lease length (STAMP_CLAIM_SECONDS): the lease's own check picks them up, not the
+ * minute's sweep. The order ends with exactly its quantity, available or rejected.
+ */
+async function recoveryBenchmark(database: BenchDatabase): Promise<BenchRow> {
+  const app = await startBenchApp(database, { RUN_WORKERS: 'false', STAMP_CLAIM_SECONDS: String(RECOVERY_CLAIM_SECONDS) });
+  const workers: ServiceProcess[] = [];
+  const startWorker = async () => {
+    const worker = spawnService('worker.js', {
+      ...app.env,
+      STORAGE_DIR: app.config.storage.driver === 'local' ? app.config.storage.dir : '',
+      RUN_WORKERS: 'true',
+      LOG_LEVEL: 'info',
+      STAMP_VENDOR_LATENCY_MS: '20',
+    });
+    workers.push(worker);
+    await waitFor(worker, 'the worker process starting', () => worker.output().includes('worker running'), 60_000);
+    return worker;
+  };
+  try {
+    const { token } = await app.createUser(1_000_000);
+    const first = await startWorker();
+    const response = await fetch(`${app.url}/api/v1/stamps/create-order`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...ORDER, mock: false, quantity: RECOVERY_STAMPS }),
+    });
+    const orderId = ((await response.json()) as { data: { client_id: string } }).data.client_id;
+    const connection = app.services.orm.em.fork().getConnection();
+    await waitFor(
+      first,
+      'the first worker to settle a batch',
+      async () => {
+        const counts = await statusCounts(app, orderId);
+        return (counts.available ?? 0) + (counts.rejected ?? 0) >= 100;
+      },
+      60_000,
+    );
+    const leased = (
+      await connection.execute<{ id: string }[]>(
+        `select id from stamp_instances where order_id = ? and status = 'pending' and claim_expires_at > now()`,
+        [orderId],
+      )
+    ).map((row) => row.id);
+    process.kill(first.pid, 'SIGKILL');
+    await first.exited;
+    const killedAt = performance.now();
+    const second = await startWorker();
+    let pickedUp = 0;
+    await waitFor(
+      second,
+      'an instance the dead worker held to be settled',
+      async () => {
+        const [settled] = await connection.execute<{ n: number }[]>(
+          `select count(*)::int as n from stamp_instances where id in (select unnest(string_to_array(?, ','))) and status <> 'pending'`,
+          [leased.join(',')],
+        );
+        pickedUp = (performance.now() - killedAt) / 1000;
+        return leased.length === 0 || settled.n > 0;
+      },
+      120_000,
+    );
+    await waitFor(second, 'the order to finish', async () => ((await statusCounts(app, orderId)).pending ?? 0) === 0, 180_000);
+    const done = (performance.now() - killedAt) / 1000;
+    const counts = await statusCounts(app, orderId);
+    const exact = (counts.available ?? 0) + (counts.rejected ?? 0) === RECOVERY_STAMPS;
+    return {
+      name: `procurement: worker killed (kill -9) mid-order (${RECOVERY_STAMPS} stamps, ${leased.length} leased by it)`,
+      figure: `its instances picked up ${pickedUp.toFixed(1)} s after the kill, order done after ${done.toFixed(1)} s (${counts.available ?? 0} available + ${counts.rejected ?? 0} rejected)`,
+      baseline: `STAMP_CLAIM_SECONDS=${RECOVERY_CLAIM_SECONDS} (the sweep runs once a minute)`,
+      ratio: pickedUp / RECOVERY_CLAIM_SECONDS,
+      floor: 'picked up within the lease + 5 s, exactly the quantity',
+      ok: pickedUp <= RECOVERY_CLAIM_SECONDS + 5 && exact,
+    };
+  } finally {
+    for (const worker of workers) await worker.stop(1000).catch(() => undefined);
+    await app.close();
+  }
 }
 
 async function orderBenchmark(database: BenchDatabase): Promise<BenchRow> {
