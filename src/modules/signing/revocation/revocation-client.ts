@@ -14,7 +14,7 @@ import { issuedBy } from '../cms-verify';
 import { readBounded } from '../../../platform/net/read-bounded';
 import { fetchPublicOnly } from '../../../platform/net/public-targets';
 import { children, contentOf, der, DerError, expectTag, oid, raw, readOid, readRoot, readTime, TAG, type Tlv } from '../der';
-import { issuerParts, OCSP_REQUEST_TYPE } from './revocation-protocol';
+import { issuerParts, OCSP_OID, OCSP_REQUEST_TYPE } from './revocation-protocol';
 
 export type RevocationStatus = 'good' | 'revoked' | 'unknown' | 'unavailable';
 
@@ -37,9 +37,6 @@ export interface FetchOptions {
 
 const MAX_OCSP_BYTES = 64 * 1024;
 const MAX_CRL_BYTES = 4 * 1024 * 1024;
-const SHA1 = '1.3.14.3.2.26';
-const OCSP_BASIC = '1.3.6.1.5.5.7.48.1.1';
-const OCSP_NONCE = '1.3.6.1.5.5.7.48.1.2';
 const OCSP_SIGNING = '1.3.6.1.5.5.7.3.9';
 const CRL_DISTRIBUTION_POINTS = '2.5.29.31';
 
@@ -79,7 +76,7 @@ async function askOcsp(certificate: X509Certificate, issuerPem: string, url: str
   const { serial } = issuerAndSerial(certificate.raw);
   const certId = der(
     TAG.sequence,
-    der(TAG.sequence, oid(SHA1), der(TAG.null)),
+    der(TAG.sequence, oid(OCSP_OID.sha1), der(TAG.null)),
     der(TAG.octetString, createHash('sha1').update(issuer.name).digest()),
     der(TAG.octetString, createHash('sha1').update(issuer.keyBits).digest()),
     serial,
@@ -90,7 +87,7 @@ async function askOcsp(certificate: X509Certificate, issuerPem: string, url: str
     der(
       TAG.sequence,
       der(TAG.sequence, der(TAG.sequence, certId)),
-      der(TAG.context2, der(TAG.sequence, der(TAG.sequence, oid(OCSP_NONCE), der(TAG.octetString, nonce)))),
+      der(TAG.context2, der(TAG.sequence, der(TAG.sequence, oid(OCSP_OID.nonce), der(TAG.octetString, nonce)))),
     ),
   );
   const response = await fetchBounded(url, options, MAX_OCSP_BYTES, {
@@ -120,7 +117,7 @@ function checkOcspResponse(
     bytes,
     expectTag(children(bytes, expectTag(responseBytes, TAG.context0, 'responseBytes'))[0], TAG.sequence, 'ResponseBytes'),
   );
-  if (readOid(bytes, type) !== OCSP_BASIC) throw new Error('not a basic OCSP response');
+  if (readOid(bytes, type) !== OCSP_OID.basic) throw new Error('not a basic OCSP response');
   const basic = contentOf(bytes, expectTag(octets, TAG.octetString, 'response'));
   const [tbs, , signatureBits, certs] = children(basic, expectTag(readRoot(basic), TAG.sequence, 'BasicOCSPResponse'), 4);
   const tbsBytes = raw(basic, expectTag(tbs, TAG.sequence, 'tbsResponseData'));
@@ -165,7 +162,7 @@ function checkNonce(bytes: Buffer, extensions: Tlv | undefined, nonce: Buffer): 
   if (!extensions || extensions.tag !== TAG.context1) return;
   for (const extension of children(bytes, children(bytes, extensions)[0]!, 16)) {
     const [type, ...rest] = children(bytes, extension);
-    if (readOid(bytes, type) === OCSP_NONCE && !contentOf(bytes, rest.at(-1)!).equals(nonce))
+    if (readOid(bytes, type) === OCSP_OID.nonce && !contentOf(bytes, rest.at(-1)!).equals(nonce))
       throw new Error('the answer repeats another nonce');
   }
 }

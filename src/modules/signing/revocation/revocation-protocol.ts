@@ -33,7 +33,7 @@ import {
 export const OCSP_REQUEST_TYPE = 'application/ocsp-request';
 export const OCSP_RESPONSE_TYPE = 'application/ocsp-response';
 
-const OCSP_OID = {
+export const OCSP_OID = {
   basic: '1.3.6.1.5.5.7.48.1.1',
   nonce: '1.3.6.1.5.5.7.48.1.2',
   sha1: '1.3.14.3.2.26',
