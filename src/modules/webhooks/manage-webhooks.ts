@@ -10,7 +10,6 @@ import { newId } from '../../platform/ids';
 import { enqueue } from '../../platform/jobs/enqueue';
 import { assertPublicTarget, BlockedTarget } from '../../platform/net/public-targets';
 import type { AppServices } from '../../platform/services';
-import { findControlCharacters } from '../../platform/validation/text';
 import { User } from '../users';
 import { deliverQueue, deliveryJob, SECRET_PURPOSE } from './deliver-webhooks';
 import { insertDeliveries } from './record-event';
@@ -88,7 +87,6 @@ function checkInput(input: EndpointInput, creating: boolean): FieldProblem[] {
   }
   if (input.description != null && input.description.length > LIMITS.descriptionLength)
     problems.push({ field: 'description', problem: `at most ${LIMITS.descriptionLength} characters` });
-  problems.push(...findControlCharacters({ url: input.url ?? '', description: input.description ?? '' }, ''));
   return problems;
 }
 
