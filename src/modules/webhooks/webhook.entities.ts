@@ -60,9 +60,10 @@ export class WebhookEndpoint {
 }
 
 /**
- * Something that happened to one of a user's resources, written in the transaction of the change. `body` is the
- * exact JSON every delivery of it sends, fixed the first time it is sent: `{id, type, created_at, data}`, where
- * `data` is the resource as its REST read shows it (`read`), or given with the event (`data`).
+ * Something that happened to one of a user's resources, written in the transaction of the change. Every delivery
+ * of it sends the same JSON, `{id, type, created_at, ...attributes, data}`: `data` given with the event is rebuilt
+ * from this row each time; `data` read (the resource as its REST read shows it, `read`) is read once, when the
+ * event is first sent, and that JSON kept in `body`.
  */
 @Entity({ tableName: 'webhook_events' })
 @Index({ properties: ['user', 'createdAt', 'seq'] })
