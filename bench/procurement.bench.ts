@@ -66,15 +66,8 @@ async function recoveryBenchmark(database: BenchDatabase): Promise<BenchRow> {
   const app = await startBenchApp(database, { RUN_WORKERS: 'false', STAMP_CLAIM_SECONDS: String(RECOVERY_CLAIM_SECONDS) });
   const workers: ServiceProcess[] = [];
   const startWorker = async () => {
-    const worker = spawnService('worker.js', {
-      ...app.env,
-      STORAGE_DIR: app.config.storage.driver === 'local' ? app.config.storage.dir : '',
-      RUN_WORKERS: 'true',
-      LOG_LEVEL: 'info',
-      STAMP_VENDOR_LATENCY_MS: '20',
-    });
+    const worker = await startProcurementWorker(app, { STAMP_VENDOR_LATENCY_MS: '20' });
     workers.push(worker);
-    await waitFor(worker, 'the worker process starting', () => worker.output().includes('worker running'), 60_000);
     return worker;
   };
   try {
@@ -144,16 +137,8 @@ async function orderBenchmark(database: BenchDatabase): Promise<BenchRow> {
   let sampler: NodeJS.Timeout | undefined;
   try {
     const { token } = await app.createUser();
-    worker = spawnService('worker.js', {
-      ...app.env,
-      // The certificates land where the API reads them.
-      STORAGE_DIR: app.config.storage.driver === 'local' ? app.config.storage.dir : '',
-      RUN_WORKERS: 'true',
-      // Only for the start-up line 'worker running'; the service logs nothing else at info per job.
-      LOG_LEVEL: 'info',
-    });
+    worker = await startProcurementWorker(app);
     const running = worker;
-    await waitFor(running, 'the worker process starting', () => running.output().includes('worker running'), 60_000);
     const idleMB = statusMB(running.pid, 'VmRSS');
     let peakMB = statusMB(running.pid, 'VmHWM');
     sampler = setInterval(() => {
@@ -187,6 +172,21 @@ async function orderBenchmark(database: BenchDatabase): Promise<BenchRow> {
     await worker?.stop();
     await app.close();
   }
+}
+
+/** A queue worker process (`dist-bench/src/worker.js`) on the bench app's database and blobs, once it runs. */
+async function startProcurementWorker(app: BenchApp, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const worker = spawnService('worker.js', {
+    ...app.env,
+    // The certificates land where the API reads them.
+    STORAGE_DIR: app.config.storage.driver === 'local' ? app.config.storage.dir : '',
+    RUN_WORKERS: 'true',
+    // Only for the start-up line 'worker running'; the service logs nothing else at info per job.
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  await waitFor(worker, 'the worker process starting', () => worker.output().includes('worker running'), 60_000);
+  return worker;
 }
 
 /** Orders `quantity` mock stamps and waits until every one is available; returns the order id. */
