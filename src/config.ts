@@ -74,7 +74,7 @@ const envSchema = z.object({
   ALLOW_SANDBOX_ESP: bool.default(false),
   STAMP_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(20),
   STAMP_VENDOR_REJECTION_RATE: z.coerce.number().min(0).max(1).default(0.02),
-  STAMP_PROCURE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  STAMP_PROCURE_BATCH: z.coerce.number().int().min(1).max(1000).default(250),
   STAMP_CLAIM_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   MAIL_FROM: z.string().min(3).default('"Esign sandbox" <no-reply@localhost>'),
   SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),

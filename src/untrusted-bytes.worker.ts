@@ -18,6 +18,8 @@ import {
   type SignatureAppearance,
 } from './modules/signing/pdf/sign-incrementally';
 import { signatureContents, verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify-document';
+import { renderCertificates, type OrderCertificateFacts } from './modules/stamps/render-certificate';
+import type { ProcuredStamp } from './modules/stamps/vendors/vendor';
 import { openPkcs12 } from './platform/crypto/pkcs12';
 import { createLogger, routeConsoleToLogger } from './platform/logger';
 import { workerTask } from './platform/workers/worker-pool';
@@ -63,4 +65,10 @@ export const appendValidationDataTask = workerTask((input: { pdf: Uint8Array; da
 
 export const buildDocumentTimestampUpdateTask = workerTask((input: { pdf: Uint8Array; fieldName: string }) =>
   buildDocumentTimestampUpdate(input.pdf, input.fieldName),
+);
+
+/** E-stamp certificates of one order (not untrusted bytes: CPU work kept off the procurement job's event loop). */
+export const renderCertificatesTask = workerTask(
+  (input: { facts: OrderCertificateFacts; stamps: { serial: number; stamp: ProcuredStamp }[] }) =>
+    renderCertificates(input.facts, input.stamps),
 );

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
@@ -153,6 +153,52 @@ describe('procurement', () => {
         ),
       ).toBe(true);
       expect(new Set(certificates.map((row) => row.certificate_number)).size).toBe(120);
+    });
+
+    it("prints each certificate from the order's prepared page: a valid PDF with its own number, code and the order's facts", async () => {
+      const user = await app.createUser();
+      const clientId = await order(user, { mock: true, quantity: 3 });
+      await until(
+        () => counts(clientId),
+        (c) => c.pending === 0,
+        'procurement',
+      );
+      const rows = await sql<{ serial: number; certificate_number: string; verification_code: string; storage_key: string }>(
+        `select i.serial, i.certificate_number, i.verification_code, f.storage_key
+           from stamp_instances i join files f on f.id = i.pdf_file_id where i.order_id = ? order by i.serial`,
+        [clientId],
+      );
+      expect(rows).toHaveLength(3);
+      const texts = new Set<string>();
+      for (const row of rows) {
+        const pdf = await app.services.blobs.getBytes(row.storage_key);
+        const file = path.join(dataDir, `${row.certificate_number}.pdf`);
+        await writeFile(file, pdf);
+        // qpdf (not ours) finds the file sound; pdftotext reads what a person sees on the page.
+        expect(execFileSync('qpdf', ['--check', file], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors');
+        const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+        for (const printed of [
+          'e-Stamp Certificate',
+          'Karnataka (KA)',
+          `Certificate No.`,
+          row.certificate_number,
+          row.verification_code,
+          `${clientId}/${row.serial}`,
+          user.user_id,
+          'Asha Rao',
+          'Vikram Singh',
+          '12 MG Road, Bengaluru',
+          'Lease of flat 4B',
+          '120000.00',
+          '100.00',
+        ]) {
+          expect(text, printed).toContain(printed);
+        }
+        // The watermark is drawn letter by letter on a slant; its letters are on the page.
+        expect(text.replace(/\s+/g, '')).toMatch(/M.*O.*C.*K/);
+        texts.add(text);
+      }
+      expect(texts.size).toBe(3);
     });
 
     it('never yields more or fewer instances when jobs for one order run at the same time or again', async () => {

@@ -7,7 +7,7 @@ import { StoredFile } from './stored-file.entity';
 
 export { FileInfoType, toFileInfo } from './file.types';
 export type { ImageFacts } from './inspect-image';
-export { newStoredFile, reserveFileSlot, storeBytes, type FileSlot, type NewFile } from './store-file';
+export { insertStoredFiles, newStoredFile, reserveFileSlot, storeBytes, type FileSlot, type NewFile } from './store-file';
 export { StoredFile, type FileKind } from './stored-file.entity';
 export { MAX_PDF_BYTES } from './upload-file';
 

@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueue, jobIdOf } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
-import { newStoredFile, reserveFileSlot, StoredFile, type FileSlot } from '../files';
+import { insertStoredFiles, reserveFileSlot, StoredFile, type FileSlot } from '../files';
 import { chargeOrRefund } from '../wallet';
 import { publishOrderChange, recordOrderProgress } from './order-events';
-import { renderCertificate } from './render-certificate';
+import type { OrderCertificateFacts, RenderedCertificate } from './render-certificate';
 import { StampInstance, StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 import { MockVendor, SimulatedVendor } from './vendors/simulated-vendors';
@@ -83,8 +82,12 @@ interface Issued {
   sha256: string;
 }
 
-/** Issued stamps are recorded this many at a time: one transaction for them, not one each. */
-const RECORD_EVERY = 25;
+/**
+ * Issued stamps are rendered (one worker-thread task), stored and recorded (one transaction) this many at a time,
+ * and this job keeps one more chunk in flight than the service has worker threads: the threads render while the
+ * event loop calls the vendor, writes files and talks to the database.
+ */
+const CHUNK = 50;
 
 /** A refusal: the instance is rejected and its duty and fee refunded, at once (one transaction). */
 async function reject(services: AppServices, order: StampOrder, instance: { id: string }, reason: string): Promise<void> {
@@ -109,31 +112,58 @@ async function reject(services: AppServices, order: StampOrder, instance: { id: 
 }
 
 /**
- * Renders an issued stamp's certificate and stores its bytes, under a file slot of its own per attempt: a slow
- * worker whose lease ran out never overwrites the winner's PDF.
+ * Renders issued stamps' certificates on a worker thread and stores their bytes, each under a file slot of its own
+ * per attempt: a slow worker whose lease ran out never overwrites the winner's PDF.
  */
-async function store(
+async function renderAndStore(
+  services: AppServices,
+  order: StampOrder,
+  facts: OrderCertificateFacts,
+  items: { instance: { id: string; serial: number }; stamp: ProcuredStamp }[],
+): Promise<Issued[]> {
+  const rendered = await services.untrusted.run<RenderedCertificate[]>('renderCertificatesTask', {
+    facts,
+    stamps: items.map(({ instance, stamp }) => ({ serial: instance.serial, stamp })),
+  });
+  return Promise.all(
+    items.map(async (item, index) => {
+      const { pdf, sha256 } = rendered[index];
+      const slot = reserveFileSlot(order.user.id);
+      await services.blobs.putBytes(slot.storageKey, pdf, 'application/pdf');
+      return { ...item, slot, sizeBytes: pdf.length, sha256 };
+    }),
+  );
+}
+
+/** What every certificate of the order prints (plain data: it crosses to the rendering thread). */
+export function certificateFacts(
   services: AppServices,
   order: StampOrder,
   names: { state: string; article: string },
-  instance: { id: string; serial: number },
-  stamp: ProcuredStamp,
-): Promise<Issued> {
-  const pdf = await renderCertificate({
-    order,
-    serial: instance.serial,
+): OrderCertificateFacts {
+  return {
+    order: {
+      id: order.id,
+      userId: order.user.id,
+      stateCode: order.stateCode,
+      articleId: order.articleId,
+      description: order.description ?? null,
+      considerationPaise: order.considerationPaise,
+      firstPartyName: order.firstPartyName,
+      firstPartyAddress: order.firstPartyAddress ?? null,
+      secondPartyName: order.secondPartyName,
+      dutyPaise: order.dutyPaise,
+    },
     stateName: names.state,
     articleName: names.article,
-    stamp,
-    watermark: order.mock
-      ? 'MOCK - NOT A LEGAL STAMP'
-      : services.config.env === 'sandbox'
-        ? 'SANDBOX - NOT A LEGAL STAMP'
-        : undefined,
-  });
-  const slot = reserveFileSlot(order.user.id);
-  await services.blobs.putBytes(slot.storageKey, pdf, 'application/pdf');
-  return { instance, stamp, slot, sizeBytes: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') };
+    watermark: watermarkOf(services, order),
+  };
+}
+
+/** Sandbox and mock certificates say on their face that they are no legal stamp. */
+function watermarkOf(services: AppServices, order: StampOrder): string | undefined {
+  if (order.mock) return 'MOCK - NOT A LEGAL STAMP';
+  return services.config.env === 'sandbox' ? 'SANDBOX - NOT A LEGAL STAMP' : undefined;
 }
 
 /**
@@ -145,27 +175,26 @@ async function store(
 async function record(services: AppServices, order: StampOrder, issued: Issued[]): Promise<void> {
   if (issued.length === 0) return;
   const lost = await services.orm.em.fork().transactional(async (tx) => {
-    const files = issued.map((item) =>
-      newStoredFile(
-        tx,
-        {
+    await insertStoredFiles(
+      tx,
+      issued.map((item) => ({
+        file: {
           ownerId: order.user.id,
           kind: 'pdf',
           name: `e-stamp-${item.stamp.certificateNumber}.pdf`,
           mime: 'application/pdf',
           pageCount: 1,
         },
-        { sizeBytes: item.sizeBytes, sha256: item.sha256 },
-        item.slot,
-      ),
+        content: { sizeBytes: item.sizeBytes, sha256: item.sha256 },
+        slot: item.slot,
+      })),
     );
-    await tx.flush();
-    const rows = issued.map((item, index) => ({
+    const rows = issued.map((item) => ({
       id: item.instance.id,
       certificate_number: item.stamp.certificateNumber,
       verification_code: item.stamp.verificationCode,
       issued_at: item.stamp.issuedAt.toISOString(),
-      pdf_file_id: files[index].id,
+      pdf_file_id: item.slot.id,
     }));
     const updated = await tx.getConnection().execute<{ id: string }[]>(
       `update stamp_instances si
@@ -180,9 +209,9 @@ async function record(services: AppServices, order: StampOrder, issued: Issued[]
       tx.getTransactionContext(),
     );
     const won = new Set(updated.map((row) => row.id));
-    const lostFiles = files.filter((_, index) => !won.has(issued[index].instance.id));
-    if (lostFiles.length > 0) await tx.nativeDelete(StoredFile, { id: { $in: lostFiles.map((file) => file.id) } });
-    return lostFiles.map((file) => file.storageKey);
+    const lostSlots = issued.filter((item) => !won.has(item.instance.id)).map((item) => item.slot);
+    if (lostSlots.length > 0) await tx.nativeDelete(StoredFile, { id: { $in: lostSlots.map((slot) => slot.id) } });
+    return lostSlots.map((slot) => slot.storageKey);
   });
   await Promise.all(lost.map((key) => services.blobs.delete(key)));
 }
@@ -200,22 +229,34 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
   if (claimed.length === 0) return 0;
   await scheduleLeaseCheck(services, orderId);
   const vendor = vendorFor(services, order);
-  const names = { state: state.name, article: article.name };
+  const facts = certificateFacts(services, order, { state: state.name, article: article.name });
+  const inFlight = limitTo(services.config.workers.threads + 1);
+  const chunks: Promise<void>[] = [];
+  let chunk: { instance: { id: string; serial: number }; stamp: ProcuredStamp }[] = [];
+  const flush = () => {
+    if (chunk.length === 0) return;
+    const items = chunk;
+    chunk = [];
+    const done = inFlight(async () => record(services, order, await renderAndStore(services, order, facts, items)));
+    // Awaited below; handled now, so that a chunk failing while vendor calls go on is not an unhandled rejection.
+    done.catch(() => undefined);
+    chunks.push(done);
+  };
   let next = 0;
-  const ready: Issued[] = [];
   const lanes = Array.from({ length: Math.min(CALLS_IN_FLIGHT, claimed.length) }, async () => {
     while (next < claimed.length) {
       const instance = claimed[next++];
       const outcome = await vendor.procure(order, instance.serial);
       if (!outcome.ok) await reject(services, order, instance, outcome.reason);
       else {
-        ready.push(await store(services, order, names, instance, outcome.stamp));
-        if (ready.length >= RECORD_EVERY) await record(services, order, ready.splice(0));
+        chunk.push({ instance, stamp: outcome.stamp });
+        if (chunk.length >= CHUNK) flush();
       }
     }
   });
   await Promise.all(lanes);
-  await record(services, order, ready.splice(0));
+  flush();
+  await Promise.all(chunks);
   await publishOrderChange(services, em, { id: order.id, userId: order.user.id });
   await recordOrderProgress(services, em, { id: order.id, userId: order.user.id });
 
@@ -228,9 +269,27 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
   return claimed.length;
 }
 
+/** Runs at most `max` of the works given to it at once; the others wait their turn. */
+function limitTo(max: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    while (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await work();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
 export const stampJobs: JobDefinition<any>[] = [
   {
     name: PROCURE_JOB,
+    // Two batches at once per worker process: one renders and writes while the other waits on the database.
+    concurrency: 2,
     queue: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
     handle: async (services, data: { order_id: string }) => {
       await procureBatch(services, data.order_id);

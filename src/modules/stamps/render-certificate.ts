@@ -1,74 +1,242 @@
-import { PDFDocument, StandardFonts, degrees, rgb } from 'pdf-lib';
+import { createHash } from 'node:crypto';
+import {
+  PDFContentStream,
+  PDFDocument,
+  PDFName,
+  StandardFonts,
+  degrees,
+  drawLinesOfText,
+  drawRectangle,
+  rgb,
+  type Color,
+  type PDFFont,
+  type PDFOperator,
+} from 'pdf-lib';
 import { formatRupees } from '../../platform/money';
-import type { StampOrder } from './stamp-order.entity';
 import type { ProcuredStamp } from './vendors/vendor';
 
-export interface CertificateFacts {
-  order: StampOrder;
-  serial: number;
+/** What every certificate of an order shares: plain data, so that it crosses to a worker thread as it is. */
+export interface OrderCertificateFacts {
+  order: {
+    id: string;
+    userId: string;
+    stateCode: string;
+    articleId: string;
+    description: string | null;
+    considerationPaise: bigint;
+    firstPartyName: string;
+    firstPartyAddress: string | null;
+    secondPartyName: string;
+    dutyPaise: bigint;
+  };
   stateName: string;
   articleName: string;
-  stamp: ProcuredStamp;
   /** Printed across the page for sandbox and mock stamps, which have no legal force. */
   watermark?: string;
 }
 
+/** A rendered certificate and its SHA-256 (hex), as the file row keeps it. */
+export interface RenderedCertificate {
+  pdf: Uint8Array;
+  sha256: string;
+}
+
 const A4: [number, number] = [595.28, 841.89];
+const INK = rgb(0.1, 0.15, 0.35);
+const BLACK = rgb(0, 0, 0);
+/** The page's resource names: fixed, so that the shared content can name them before any document exists. */
+const REGULAR = 'F1';
+const BOLD = 'F2';
+const WATERMARK_STATE = 'GS1';
+/** Where a value column starts and how wide it wraps (characters). */
+const VALUE_X = 230;
+const VALUE_WIDTH = 62;
 
-/** One A4 page with everything the stamp certifies, in the plain fonts every PDF reader has. */
-export async function renderCertificate(facts: CertificateFacts): Promise<Uint8Array> {
-  const { order, stamp } = facts;
-  const doc = await PDFDocument.create();
-  doc.setTitle(`e-Stamp Certificate ${stamp.certificateNumber}`);
-  doc.setProducer('esign-estamp');
-  doc.setCreationDate(stamp.issuedAt);
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const page = doc.addPage(A4);
-  const ink = rgb(0.1, 0.15, 0.35);
-  page.drawRectangle({ x: 28, y: 28, width: A4[0] - 56, height: A4[1] - 56, borderColor: ink, borderWidth: 2 });
-  page.drawText('e-Stamp Certificate', { x: 56, y: 770, size: 22, font: bold, color: ink });
-  page.drawText(`${facts.stateName} (${order.stateCode})`, { x: 56, y: 745, size: 13, font, color: ink });
+type StampField = 'certificateNumber' | 'issuedAt' | 'reference' | 'verificationCode';
 
-  const rows: [string, string][] = [
-    ['Certificate No.', stamp.certificateNumber],
-    ['Certificate Issued Date', stamp.issuedAt.toISOString().replace('T', ' ').slice(0, 19) + ' UTC'],
-    ['Unique Doc. Reference', `${order.id}/${facts.serial}`],
-    ['Account Reference', order.user.id],
-    ['Description of Document', `${order.articleId}: ${facts.articleName}`],
-    ['Property Description', order.description ?? '-'],
-    ['Consideration Price (Rs.)', formatRupees(order.considerationPaise)],
-    ['First Party', order.firstPartyName],
-    ['First Party Address', order.firstPartyAddress ?? '-'],
-    ['Second Party', order.secondPartyName],
-    ['Stamp Duty Paid By', order.firstPartyName],
-    ['Stamp Duty Amount (Rs.)', formatRupees(order.dutyPaise)],
-    ['Verification Code', stamp.verificationCode],
-  ];
-  let y = 690;
-  for (const [label, value] of rows) {
-    page.drawText(label, { x: 56, y, size: 10, font: bold, color: ink });
-    for (const line of wrap(value, 62)) {
-      page.drawText(line, { x: 230, y, size: 10, font });
-      y -= 14;
+/**
+ * An order's certificate page, prepared once: the frame, the labels, the order's own values and the watermark are
+ * laid out and compressed one time, and each stamp's certificate only adds its four values (number, issue time,
+ * reference, verification code) as a small second content stream. A 5000-stamp order draws and deflates its
+ * shared page once instead of 5000 times (issue 22); the page a reader sees is the same.
+ */
+export class CertificateTemplate {
+  private constructor(
+    private readonly order: OrderCertificateFacts['order'],
+    /** The shared content stream, already FlateDecode-compressed. */
+    private readonly sharedContent: Uint8Array,
+    private readonly regular: PDFFont,
+    /** The line each per-stamp value is printed on. */
+    private readonly slots: Record<StampField, number>,
+    private readonly watermarkOpacity: number | undefined,
+  ) {}
+
+  static async prepare(facts: OrderCertificateFacts): Promise<CertificateTemplate> {
+    const { order } = facts;
+    // A scratch document lends its fonts' metrics and text encoding; nothing of it is saved.
+    const scratch = await PDFDocument.create();
+    const regular = await scratch.embedFont(StandardFonts.Helvetica);
+    const bold = await scratch.embedFont(StandardFonts.HelveticaBold);
+    const ops: PDFOperator[] = [];
+    const text = (line: string, font: PDFFont, options: { x: number; y: number; size: number; color: Color }) =>
+      ops.push(...lines([font.encodeText(printable(line))], font === bold ? BOLD : REGULAR, options));
+
+    ops.push(
+      ...drawRectangle({
+        x: 28,
+        y: 28,
+        width: A4[0] - 56,
+        height: A4[1] - 56,
+        color: undefined,
+        borderColor: INK,
+        borderWidth: 2,
+        rotate: degrees(0),
+        xSkew: degrees(0),
+        ySkew: degrees(0),
+      }),
+    );
+    text('e-Stamp Certificate', bold, { x: 56, y: 770, size: 22, color: INK });
+    text(`${facts.stateName} (${order.stateCode})`, regular, { x: 56, y: 745, size: 13, color: INK });
+
+    const rows: [string, string | StampField][] = [
+      ['Certificate No.', 'certificateNumber'],
+      ['Certificate Issued Date', 'issuedAt'],
+      ['Unique Doc. Reference', 'reference'],
+      ['Account Reference', `=${order.userId}`],
+      ['Description of Document', `=${order.articleId}: ${facts.articleName}`],
+      ['Property Description', `=${order.description ?? '-'}`],
+      ['Consideration Price (Rs.)', `=${formatRupees(order.considerationPaise)}`],
+      ['First Party', `=${order.firstPartyName}`],
+      ['First Party Address', `=${order.firstPartyAddress ?? '-'}`],
+      ['Second Party', `=${order.secondPartyName}`],
+      ['Stamp Duty Paid By', `=${order.firstPartyName}`],
+      ['Stamp Duty Amount (Rs.)', `=${formatRupees(order.dutyPaise)}`],
+      ['Verification Code', 'verificationCode'],
+    ];
+    const slots = {} as Record<StampField, number>;
+    let y = 690;
+    for (const [label, value] of rows) {
+      text(label, bold, { x: 56, y, size: 10, color: INK });
+      if (value.startsWith('=')) {
+        for (const line of wrap(value.slice(1), VALUE_WIDTH)) {
+          text(line, regular, { x: VALUE_X, y, size: 10, color: BLACK });
+          y -= 14;
+        }
+      } else {
+        // A stamp's own values are one line each (numbers, a time, ids), so the layout is the order's.
+        slots[value as StampField] = y;
+        y -= 14;
+      }
+      y -= 8;
     }
-    y -= 8;
+    if (facts.watermark) {
+      // Diagonally across the lower half, sized to stay inside the frame.
+      const size = Math.min(40, 520 / (bold.widthOfTextAtSize(facts.watermark, 1) || 1));
+      ops.push(
+        ...lines([bold.encodeText(printable(facts.watermark))], BOLD, {
+          x: 90,
+          y: 120,
+          size,
+          color: rgb(0.85, 0.2, 0.2),
+          rotate: 30,
+          graphicsState: WATERMARK_STATE,
+        }),
+      );
+    }
+    text('Verify this certificate with its number and verification code.', regular, { x: 56, y: 60, size: 9, color: BLACK });
+
+    const shared = PDFContentStream.of(scratch.context.obj({}), ops, true).getContents();
+    return new CertificateTemplate(order, shared, regular, slots, facts.watermark ? 0.25 : undefined);
   }
-  if (facts.watermark) {
-    // Diagonally across the lower half, sized to stay inside the frame.
-    const size = Math.min(40, 520 / (bold.widthOfTextAtSize(facts.watermark, 1) || 1));
-    page.drawText(facts.watermark, {
-      x: 90,
-      y: 120,
-      size,
-      font: bold,
-      color: rgb(0.85, 0.2, 0.2),
-      opacity: 0.25,
-      rotate: degrees(30),
-    });
+
+  /** One stamp's certificate: a one-page PDF in the plain fonts every reader has. */
+  async render(serial: number, stamp: ProcuredStamp): Promise<Uint8Array> {
+    const doc = await PDFDocument.create();
+    doc.setTitle(`e-Stamp Certificate ${stamp.certificateNumber}`);
+    doc.setProducer('esign-estamp');
+    doc.setCreationDate(stamp.issuedAt);
+    const { context } = doc;
+    const page = doc.addPage(A4);
+    for (const [name, baseFont] of [
+      [REGULAR, 'Helvetica'],
+      [BOLD, 'Helvetica-Bold'],
+    ]) {
+      const font = context.register(
+        context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: baseFont, Encoding: 'WinAnsiEncoding' }),
+      );
+      page.node.setFontDictionary(PDFName.of(name), font);
+    }
+    if (this.watermarkOpacity !== undefined) {
+      page.node.setExtGState(PDFName.of(WATERMARK_STATE), context.obj({ Type: 'ExtGState', ca: this.watermarkOpacity }));
+    }
+    page.node.addContentStream(context.register(context.stream(this.sharedContent, { Filter: 'FlateDecode' })));
+
+    const values: Record<StampField, string> = {
+      certificateNumber: stamp.certificateNumber,
+      issuedAt: stamp.issuedAt.toISOString().replace('T', ' ').slice(0, 19) + ' UTC',
+      reference: `${this.order.id}/${serial}`,
+      verificationCode: stamp.verificationCode,
+    };
+    const own: PDFOperator[] = [];
+    for (const field of Object.keys(values) as StampField[]) {
+      own.push(
+        ...lines([this.regular.encodeText(printable(values[field]))], REGULAR, {
+          x: VALUE_X,
+          y: this.slots[field],
+          size: 10,
+          color: BLACK,
+        }),
+      );
+    }
+    page.node.addContentStream(context.register(PDFContentStream.of(context.obj({}), own, false)));
+    return doc.save({ useObjectStreams: false });
   }
-  page.drawText('Verify this certificate with its number and verification code.', { x: 56, y: 60, size: 9, font });
-  return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * The certificates of several stamps of one order, for the worker-thread task that renders them off the
+ * procurement job's event loop; the last few orders' templates are kept, so a thread prepares each once.
+ */
+export async function renderCertificates(
+  facts: OrderCertificateFacts,
+  stamps: { serial: number; stamp: ProcuredStamp }[],
+): Promise<RenderedCertificate[]> {
+  const key = JSON.stringify(facts, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  let template = recentTemplates.get(key);
+  if (!template) {
+    template = CertificateTemplate.prepare(facts);
+    recentTemplates.set(key, template);
+    if (recentTemplates.size > RECENT_TEMPLATES) recentTemplates.delete(recentTemplates.keys().next().value!);
+  }
+  const prepared = await template;
+  const rendered: RenderedCertificate[] = [];
+  for (const { serial, stamp } of stamps) {
+    const pdf = await prepared.render(serial, stamp);
+    rendered.push({ pdf, sha256: createHash('sha256').update(pdf).digest('hex') });
+  }
+  return rendered;
+}
+
+const RECENT_TEMPLATES = 8;
+const recentTemplates = new Map<string, Promise<CertificateTemplate>>();
+
+function lines(
+  encoded: ReturnType<PDFFont['encodeText']>[],
+  font: string,
+  options: { x: number; y: number; size: number; color: Color; rotate?: number; graphicsState?: string },
+): PDFOperator[] {
+  return drawLinesOfText(encoded, {
+    color: options.color,
+    font,
+    size: options.size,
+    rotate: degrees(options.rotate ?? 0),
+    xSkew: degrees(0),
+    ySkew: degrees(0),
+    x: options.x,
+    y: options.y,
+    lineHeight: options.size * 1.2,
+    graphicsState: options.graphicsState,
+  });
 }
 
 /** Helvetica only encodes WinAnsi: anything else is replaced rather than failing the whole certificate. */
@@ -78,14 +246,14 @@ function printable(text: string): string {
 
 function wrap(text: string, width: number): string[] {
   const words = printable(text).split(/\s+/);
-  const lines: string[] = [];
+  const result: string[] = [];
   let line = '';
   for (const word of words) {
     if ((line + ' ' + word).trim().length > width && line) {
-      lines.push(line);
+      result.push(line);
       line = word;
     } else line = (line + ' ' + word).trim();
   }
-  lines.push(line);
-  return lines;
+  result.push(line);
+  return result;
 }

@@ -6,8 +6,12 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { assertSafeKey, type BlobStore } from './blob-store';
 
+const PROCESS_TAG = randomBytes(6).toString('hex');
+
 /** Blobs as files under one directory; writes go to a temporary name first so readers never see half a file. */
 export class LocalBlobStore implements BlobStore {
+  private written = 0;
+
   constructor(private readonly root: string) {}
 
   private pathOf(key: string): string {
@@ -15,12 +19,22 @@ export class LocalBlobStore implements BlobStore {
     return path.join(this.root, ...key.split('/'));
   }
 
+  /**
+   * Writes to a temporary name first, then renames. The directory is made only when the write finds it missing: a
+   * stamp order writes thousands of certificates into one directory, and a `mkdir` before each was a tenth of it.
+   * Temporary names are this process's random tag and a counter, unique without drawing random bytes per write.
+   */
   private async writeAtomically(key: string, write: (tmp: string) => Promise<void>): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
-    const tmp = `${target}.${randomBytes(6).toString('hex')}.partial`;
+    const tmp = `${target}.${PROCESS_TAG}${(this.written++).toString(36)}.partial`;
     try {
-      await write(tmp);
+      try {
+        await write(tmp);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        await mkdir(path.dirname(target), { recursive: true });
+        await write(tmp);
+      }
       await rename(tmp, target);
     } catch (error) {
       await rm(tmp, { force: true });
