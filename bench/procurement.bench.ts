@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CertificateTemplate } from '../src/modules/stamps/render-certificate';
-import { certificateFacts } from '../src/modules/stamps/procure-stamps.job';
+import { certificateFacts, stampRequestOf } from '../src/modules/stamps/procure-stamps.job';
 import { StampOrder } from '../src/modules/stamps/stamp-order.entity';
 import { StampArticle, StampState } from '../src/modules/stamps/stamp-reference.entity';
 import { MockVendor } from '../src/modules/stamps/vendors/simulated-vendors';
@@ -253,9 +253,9 @@ async function renderDirectly(app: BenchApp, orderId: string, count: number): Pr
     const lanes = Array.from({ length: RENDERS_IN_FLIGHT }, async () => {
       while (next < count) {
         const serial = ++next;
-        const outcome = await vendor.procure(order, serial);
-        if (!outcome.ok) throw new Error('the mock vendor refused a stamp');
-        const pdf = await template.render(serial, outcome.stamp);
+        const answer = await vendor.procure(stampRequestOf(order, serial));
+        if (answer.kind !== 'issued') throw new Error(`the mock vendor answered ${answer.kind}`);
+        const pdf = await template.render(serial, answer.stamp);
         await writeFile(path.join(dir, 'stamps', `${serial}.pdf`), pdf);
       }
     });

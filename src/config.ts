@@ -74,6 +74,9 @@ const envSchema = z.object({
   ALLOW_SANDBOX_ESP: bool.default(false),
   STAMP_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(20),
   STAMP_VENDOR_REJECTION_RATE: z.coerce.number().min(0).max(1).default(0.02),
+  STAMP_VENDOR_PENDING_RATE: z.coerce.number().min(0).max(1).default(0),
+  STAMP_VENDOR_HANG_RATE: z.coerce.number().min(0).max(1).default(0),
+  STAMP_VENDOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   STAMP_PROCURE_BATCH: z.coerce.number().int().min(1).max(1000).default(250),
   STAMP_CLAIM_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   MAIL_FROM: z.string().min(3).default('"Esign sandbox" <no-reply@localhost>'),
@@ -167,6 +170,11 @@ export interface AppConfig {
     vendor: 'simulated';
     vendorLatencyMs: number;
     vendorRejectionRate: number;
+    /** Simulated vendor: share of stamps decided later (`pending`), and share whose first ask hangs. */
+    vendorPendingRate: number;
+    vendorHangRate: number;
+    /** How long a job waits for a vendor's answer. */
+    vendorTimeoutMs: number;
     procureBatch: number;
     claimSeconds: number;
   };
@@ -309,6 +317,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       vendor: env.STAMP_VENDOR,
       vendorLatencyMs: env.STAMP_VENDOR_LATENCY_MS,
       vendorRejectionRate: env.STAMP_VENDOR_REJECTION_RATE,
+      vendorPendingRate: env.STAMP_VENDOR_PENDING_RATE,
+      vendorHangRate: env.STAMP_VENDOR_HANG_RATE,
+      vendorTimeoutMs: env.STAMP_VENDOR_TIMEOUT_MS,
       procureBatch: env.STAMP_PROCURE_BATCH,
       claimSeconds: env.STAMP_CLAIM_SECONDS,
     },

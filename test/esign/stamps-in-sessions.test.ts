@@ -396,6 +396,166 @@ describe('stamps reserved into sessions', () => {
     });
   });
 
+  describe('a stamp instance’s life (GET stamps/instance)', () => {
+    type Step = { from_status: string | null; status: string; session_id: string | null; reason: string | null };
+    const instance = async (user: TestUser, stampId: string) => {
+      const response = await rest<any>(app, 'GET', '/stamps/instance', { token: user.token, query: { client_id: stampId } });
+      expect(response.status).toBe(200);
+      return response.body.data;
+    };
+    const steps = (history: (Step & { at: string })[]): Step[] =>
+      history.map(({ from_status, status, session_id, reason }) => ({ from_status, status, session_id, reason }));
+    const created: Step = { from_status: null, status: 'pending', session_id: null, reason: null };
+    const procured: Step = { from_status: 'pending', status: 'available', session_id: null, reason: null };
+
+    async function reserveInto(user: TestUser, stampId: string, signers = 1) {
+      const file = await uploadPdf(app, user.token);
+      const response = await initializeEsign(
+        app,
+        user.token,
+        sessionBody(file, {
+          stamp: { stamp_instance_ids: [stampId] },
+          signers: Array.from({ length: signers }, () => signerInput()),
+        }),
+      );
+      expect(response.status).toBe(200);
+      return response.body.data!;
+    }
+
+    it('reads one instance with its facts and every step: procured, reserved, released by cancel, expiry, then used', async () => {
+      const user = await app.createUser();
+      const [stampId] = await stock(user, { duty: 250, quantity: 1 });
+      const fresh = await instance(user, stampId);
+      expect(fresh).toMatchObject({
+        stamp_id: stampId,
+        status: 'available',
+        serial: 1,
+        state_code: 'MH',
+        article_id: 'MH-5',
+        stamp_duty_amount: '250',
+        rejected_reason: null,
+        session_id: null,
+      });
+      expect(fresh.certificate_number).toMatch(/^MOCK-MH\d{22}$/);
+      expect(fresh.verification_code).toMatch(/^[A-Z2-9]{12}$/);
+      expect(steps(fresh.history)).toEqual([created, procured]);
+
+      const cancelled = await reserveInto(user, stampId);
+      expect(await instance(user, stampId)).toMatchObject({ status: 'reserved', session_id: cancelled.client_id });
+      await rest(app, 'POST', '/esign/cancel', { token: user.token, json: { client_id: cancelled.client_id } });
+
+      const expired = await reserveInto(user, stampId);
+      await sql(`update esign_sessions set expires_at = now() - interval '1 second' where id = ?`, [expired.client_id]);
+      await app.services.boss.send('esign.expire', { client_id: expired.client_id });
+      await until(async () => (await statusOf([stampId]))[0].status === 'available', 'the stamp to be released');
+
+      const completed = await reserveInto(user, stampId);
+      await recordSignature(app.services, app.services.orm.em.fork(), {
+        sessionId: completed.client_id,
+        signerId: completed.signers[0].signer_id,
+        signedPdf: FOUR_PAGE_PDF,
+      });
+
+      const used = await instance(user, stampId);
+      expect(used).toMatchObject({ status: 'used', session_id: completed.client_id });
+      expect(steps(used.history)).toEqual([
+        created,
+        procured,
+        { from_status: 'available', status: 'reserved', session_id: cancelled.client_id, reason: null },
+        { from_status: 'reserved', status: 'available', session_id: cancelled.client_id, reason: 'session_cancelled' },
+        { from_status: 'available', status: 'reserved', session_id: expired.client_id, reason: null },
+        { from_status: 'reserved', status: 'available', session_id: expired.client_id, reason: 'session_expired' },
+        { from_status: 'available', status: 'reserved', session_id: completed.client_id, reason: null },
+        { from_status: 'reserved', status: 'used', session_id: completed.client_id, reason: 'session_completed' },
+      ]);
+      const times = used.history.map((step: { at: string }) => Date.parse(step.at));
+      expect([...times].sort((a, b) => a - b)).toEqual(times);
+
+      // GraphQL reads the same.
+      const response = await fetch(`${app.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+        body: JSON.stringify({
+          query: `query ($id: String) { stampInstance(client_id: $id) { stamp_id status session_id
+            history { from_status status at session_id reason } } }`,
+          variables: { id: stampId },
+        }),
+      });
+      const body = (await response.json()) as any;
+      expect(body.errors).toBeUndefined();
+      expect(body.data.stampInstance).toEqual({
+        stamp_id: stampId,
+        status: 'used',
+        session_id: completed.client_id,
+        history: used.history,
+      });
+    });
+
+    it('a rejected stamp’s history carries the vendor’s reason', async () => {
+      const user = await app.createUser();
+      const [stampId] = await stock(user, { duty: 100, quantity: 1 });
+      // A pending instance refused by the vendor (what procurement does on a refusal).
+      const [pending] = await sql<{ id: string }>(
+        `insert into stamp_instances (id, order_id, user_id, state_code, article_id, duty_paise, serial, status)
+         select 'stamp_inst_' || md5(random()::text), order_id, user_id, state_code, article_id, duty_paise, 2, 'pending'
+           from stamp_instances where id = ? returning id`,
+        [stampId],
+      );
+      await sql(`update stamp_instances set status = 'rejected', rejected_reason = 'stock unavailable' where id = ?`, [pending.id]);
+      const rejected = await instance(user, pending.id);
+      expect(rejected).toMatchObject({ status: 'rejected', rejected_reason: 'stock unavailable', certificate_number: null });
+      expect(steps(rejected.history)).toEqual([
+        created,
+        { from_status: 'pending', status: 'rejected', session_id: null, reason: 'stock unavailable' },
+      ]);
+    });
+
+    it('the database refuses a move the life does not allow, whoever makes it', async () => {
+      const user = await app.createUser();
+      const [stampId] = await stock(user, { duty: 100, quantity: 1 });
+      const session = await reserveInto(user, stampId);
+      await recordSignature(app.services, app.services.orm.em.fork(), {
+        sessionId: session.client_id,
+        signerId: session.signers[0].signer_id,
+        signedPdf: FOUR_PAGE_PDF,
+      });
+      for (const status of ['available', 'reserved', 'pending', 'rejected']) {
+        await expect(sql(`update stamp_instances set status = ? where id = ?`, [status, stampId])).rejects.toThrow(
+          /cannot go from used to/,
+        );
+      }
+      const [other] = await stock(user, { duty: 100, quantity: 1 });
+      await expect(sql(`update stamp_instances set status = 'used' where id = ?`, [other])).rejects.toThrow(
+        /cannot go from available to used/,
+      );
+      await expect(sql(`update stamp_instances set status = 'pending' where id = ?`, [other])).rejects.toThrow(
+        /cannot go from available to pending/,
+      );
+      expect(await statusOf([stampId, other])).toEqual([
+        { id: stampId, status: 'used', session_id: session.client_id },
+        { id: other, status: 'available', session_id: null },
+      ]);
+      expect((await instance(user, stampId)).history).toHaveLength(4);
+    });
+
+    it('answers 404 for another user’s or an unknown instance, and 400 missing_fields without client_id', async () => {
+      const owner = await app.createUser();
+      const stranger = await app.createUser();
+      const [stampId] = await stock(owner, { duty: 100, quantity: 1 });
+      for (const [user, id] of [
+        [stranger, stampId],
+        [owner, 'stamp_inst_00000000000000000000000000000000'],
+      ] as const) {
+        const response = await rest<any>(app, 'GET', '/stamps/instance', { token: user.token, query: { client_id: id } });
+        expect(response.status).toBe(404);
+        expect(response.body).toMatchObject({ success: false, message: 'not_found' });
+      }
+      const missing = await rest<any>(app, 'GET', '/stamps/instance', { token: owner.token });
+      expect(missing.status).toBe(400);
+      expect(missing.body).toMatchObject({ success: false, message: 'missing_fields' });
+    });
+  });
+
   it('GraphQL reads session -> stamps (with order and PDF) and stamp -> session', async () => {
     const user = await app.createUser();
     const file = await uploadPdf(app, user.token);

@@ -1,13 +1,14 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
+import { procureBatch, stampRequestOf } from '../../src/modules/stamps/procure-stamps.job';
 import type { StampOrder } from '../../src/modules/stamps/stamp-order.entity';
 import { MockVendor, SimulatedVendor } from '../../src/modules/stamps/vendors/simulated-vendors';
+import type { VendorAnswer } from '../../src/modules/stamps/vendors/vendor';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
@@ -149,7 +150,7 @@ describe('procurement', () => {
       );
       expect(
         certificates.every(
-          (row) => /^MOCK-KA\d{16}$/.test(row.certificate_number) && /^[A-Z2-9]{12}$/.test(row.verification_code),
+          (row) => /^MOCK-KA\d{22}$/.test(row.certificate_number) && /^[A-Z2-9]{12}$/.test(row.verification_code),
         ),
       ).toBe(true);
       expect(new Set(certificates.map((row) => row.certificate_number)).size).toBe(120);
@@ -418,24 +419,235 @@ describe('the simulated vendors keep their answers per idempotency key (order id
   const order = {
     id: 'stamp_0123456789abcdef0123456789abcdef',
     stateCode: 'MH',
+    articleId: 'MH-5',
+    dutyPaise: 10_000n,
+    considerationPaise: 100_000n,
+    firstPartyName: 'Asha Rao',
+    secondPartyName: 'Vikram Singh',
     createdAt: new Date('2026-11-24T00:00:00Z'),
   } as StampOrder;
+  const signal = new AbortController().signal;
 
   it('the same key gets the same stamp or the same refusal, another key another stamp', async () => {
     const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0.5 });
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, serial) => vendor.procure(order, serial + 1)));
-    const again = await Promise.all(Array.from({ length: 40 }, (_, serial) => vendor.procure(order, serial + 1)));
-    const strip = (answer: Awaited<ReturnType<SimulatedVendor['procure']>>) =>
-      answer.ok ? { certificate: answer.stamp.certificateNumber, code: answer.stamp.verificationCode } : answer.reason;
+    const ask = () => Promise.all(Array.from({ length: 40 }, (_, serial) => vendor.procure(stampRequestOf(order, serial + 1), signal)));
+    const answers = await ask();
+    const again = await ask();
+    const strip = (answer: VendorAnswer) =>
+      answer.kind === 'issued' ? { certificate: answer.stamp.certificateNumber, code: answer.stamp.verificationCode } : answer;
     expect(again.map(strip)).toEqual(answers.map(strip));
-    const issued = answers.flatMap((answer) => (answer.ok ? [answer.stamp.certificateNumber] : []));
+    const issued = answers.flatMap((answer) => (answer.kind === 'issued' ? [answer.stamp.certificateNumber] : []));
     expect(issued.length).toBeGreaterThan(5);
     expect(issued.length).toBeLessThan(35);
     expect(new Set(issued).size).toBe(issued.length);
-    expect(issued.every((number) => /^IN-MH261124\d{10}$/.test(number))).toBe(true);
+    expect(issued.every((number) => /^IN-MH261124\d{16}$/.test(number))).toBe(true);
     const mock = new MockVendor();
-    const [first, second] = [await mock.procure(order, 3), await mock.procure(order, 3)];
-    expect(first).toMatchObject({ ok: true, stamp: { certificateNumber: expect.stringMatching(/^MOCK-MH/) } });
-    expect(first.ok && second.ok && first.stamp.certificateNumber === second.stamp.certificateNumber).toBe(true);
+    const [first, second] = [await mock.procure(stampRequestOf(order, 3)), await mock.procure(stampRequestOf(order, 3))];
+    expect(first).toMatchObject({ kind: 'issued', stamp: { certificateNumber: expect.stringMatching(/^MOCK-MH/) } });
+    expect(first.kind === 'issued' && second.kind === 'issued' && first.stamp.certificateNumber === second.stamp.certificateNumber).toBe(
+      true,
+    );
+  });
+
+  it('answers pending first and issued once the time has passed, for the same key', async () => {
+    const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0, pendingRate: 1, pendingMs: 300 });
+    const request = stampRequestOf(order, 7);
+    expect(await vendor.procure(request, signal)).toEqual({ kind: 'pending', retryAfterSeconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(await vendor.procure(request, signal)).toMatchObject({ kind: 'issued' });
+  });
+});
+
+describe('the vendor adapter’s branches, through the jobs and the database', () => {
+  const sql = async <T = any>(app: TestApp, query: string, params: unknown[] = []) =>
+    (await app.services.orm.em.fork().getConnection().execute(query, params)) as T[];
+  const statuses = async (app: TestApp, orderId: string) =>
+    Object.fromEntries(
+      (
+        await sql<{ status: string; n: number }>(
+          app,
+          'select status, count(*)::int as n from stamp_instances where order_id = ? group by status',
+          [orderId],
+        )
+      ).map((row) => [row.status, row.n]),
+    );
+  async function placeOrder(app: TestApp, user: TestUser, quantity: number): Promise<string> {
+    const response = await rest<{ client_id: string }>(app, 'POST', '/stamps/create-order', {
+      token: user.token,
+      json: { ...ORDER, quantity },
+    });
+    expect(response.status).toBe(200);
+    return response.body.data!.client_id;
+  }
+  /** The certificate files on disk under the user's folder (what a late worker might leave behind). */
+  const filesOnDisk = async (app: TestApp, userId: string) => {
+    const storage = app.services.config.storage;
+    if (storage.driver !== 'local') throw new Error('the test app stores blobs on local disk');
+    return (await readdir(path.join(storage.dir, 'files', userId)).catch(() => [])).filter((name) => !name.endsWith('.partial'));
+  };
+
+  it('refusals, pending answers and a vendor that hangs past the timeout: the order still ends exact, refunds once each', async () => {
+    const app = await startTestApp({
+      env: {
+        STAMP_VENDOR_LATENCY_MS: '0',
+        STAMP_VENDOR_REJECTION_RATE: '0.25',
+        STAMP_VENDOR_PENDING_RATE: '0.25',
+        STAMP_VENDOR_HANG_RATE: '0.25',
+        STAMP_VENDOR_TIMEOUT_MS: '300',
+        STAMP_PROCURE_BATCH: '20',
+      },
+    });
+    try {
+      const user = await app.createUser();
+      await creditWallet(app.services.orm.em.fork(), user.user_id, 1_000_000n);
+      const orderId = await placeOrder(app, user, 40);
+      const final = await until(
+        () => statuses(app, orderId),
+        (counts) => !counts.pending,
+        'every instance settled',
+        60_000,
+      );
+      expect((final.available ?? 0) + (final.rejected ?? 0)).toBe(40);
+      expect(final.rejected).toBeGreaterThan(0);
+      // Some were asked more than once (pending, or no answer in time) and still ended available, once.
+      const askedAgain = await sql<{ status: string; n: number }>(
+        app,
+        `select status, count(*)::int as n from stamp_instances where order_id = ? and vendor_attempts > 0 group by status`,
+        [orderId],
+      );
+      expect(askedAgain.find((row) => row.status === 'available')?.n ?? 0).toBeGreaterThan(0);
+      const refunds = await sql<{ reference: string }>(
+        app,
+        `select reference from wallet_entries where kind = 'refund' and reference in (select id from stamp_instances where order_id = ?)`,
+        [orderId],
+      );
+      expect(refunds).toHaveLength(final.rejected);
+      expect(new Set(refunds.map((row) => row.reference)).size).toBe(final.rejected);
+      const [{ balance }] = await sql<{ balance: string }>(app, 'select balance_paise as balance from wallets where user_id = ?', [
+        user.user_id,
+      ]);
+      expect(BigInt(balance)).toBe(1_000_000n - BigInt(final.available) * 11_000n);
+      // Each instance went from pending to where it is in one step, whatever the asks.
+      const moves = await sql<{ n: number }>(
+        app,
+        `select count(*)::int as n from stamp_instance_events e join stamp_instances i on i.id = e.instance_id
+          where i.order_id = ? and e.from_status = 'pending'`,
+        [orderId],
+      );
+      expect(moves[0].n).toBe(40);
+      expect(await filesOnDisk(app, user.user_id)).toHaveLength(final.available);
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe('with the jobs stopped (each batch run by hand)', () => {
+    let app: TestApp;
+    beforeAll(async () => {
+      app = await startTestApp({ env: { RUN_WORKERS: 'false', STAMP_CLAIM_SECONDS: '1', STAMP_VENDOR_TIMEOUT_MS: '10000' } });
+    });
+    afterAll(async () => app.close());
+
+    it('a late answer after the lease moved: the second worker records it, the first finds it settled and leaves nothing', async () => {
+      const user = await app.createUser();
+      await creditWallet(app.services.orm.em.fork(), user.user_id, 1_000_000n);
+      const orderId = await placeOrder(app, user, 5);
+      // One vendor, as one vendor answers both workers: every first ask hangs 2.5 s, longer than the 1 s lease.
+      const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0, hangRate: 1, hangMs: 2500 });
+      const slow = procureBatch(app.services, orderId, vendor);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await procureBatch(app.services, orderId, vendor)).toBe(5);
+      const recorded = await sql<{ id: string; certificate_number: string; pdf_file_id: string }>(
+        app,
+        'select id, certificate_number, pdf_file_id from stamp_instances where order_id = ? order by serial',
+        [orderId],
+      );
+      expect(recorded.every((row) => row.certificate_number && row.pdf_file_id)).toBe(true);
+      expect(await slow).toBe(5);
+      // The late worker's answers were the same stamps; what it stored for them is gone again.
+      const after = await sql<{ id: string; certificate_number: string; pdf_file_id: string }>(
+        app,
+        'select id, certificate_number, pdf_file_id from stamp_instances where order_id = ? order by serial',
+        [orderId],
+      );
+      expect(after).toEqual(recorded);
+      const files = await sql<{ n: number }>(app, `select count(*)::int as n from files where user_id = ?`, [user.user_id]);
+      expect(files[0].n).toBe(5);
+      expect(await filesOnDisk(app, user.user_id)).toHaveLength(5);
+      expect(await statuses(app, orderId)).toEqual({ available: 5 });
+      const history = await sql<{ n: number }>(
+        app,
+        `select count(*)::int as n from stamp_instance_events e join stamp_instances i on i.id = e.instance_id where i.order_id = ?`,
+        [orderId],
+      );
+      expect(history[0].n).toBe(10);
+    });
+
+    it('a vendor answering two keys with one certificate number: the later ones are refused and refunded', async () => {
+      const user = await app.createUser();
+      await creditWallet(app.services.orm.em.fork(), user.user_id, 1_000_000n);
+      const orderId = await placeOrder(app, user, 6);
+      const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0, duplicateRate: 1 });
+      expect(await procureBatch(app.services, orderId, vendor)).toBe(6);
+      expect(await statuses(app, orderId)).toEqual({ available: 1, rejected: 5 });
+      const rejected = await sql<{ rejected_reason: string; pdf_file_id: string | null }>(
+        app,
+        `select rejected_reason, pdf_file_id from stamp_instances where order_id = ? and status = 'rejected'`,
+        [orderId],
+      );
+      expect(rejected.every((row) => /already issued for another stamp/.test(row.rejected_reason) && row.pdf_file_id === null)).toBe(
+        true,
+      );
+      const refunds = await sql<{ n: number }>(
+        app,
+        `select count(*)::int as n from wallet_entries where kind = 'refund' and reference in (select id from stamp_instances where order_id = ?)`,
+        [orderId],
+      );
+      expect(refunds[0].n).toBe(5);
+      expect(await filesOnDisk(app, user.user_id)).toHaveLength(1);
+      // The database holds the rule too.
+      const [available] = await sql<{ certificate_number: string }>(
+        app,
+        `select certificate_number from stamp_instances where order_id = ? and status = 'available'`,
+        [orderId],
+      );
+      const other = await placeOrder(app, user, 1);
+      await expect(
+        sql(app, `update stamp_instances set certificate_number = ? where order_id = ?`, [available.certificate_number, other]),
+      ).rejects.toThrow(/stamp_instances_certificate_number_unique/);
+    });
+
+    it('a pending answer leases the instance to nobody until the vendor’s time and schedules the next ask', async () => {
+      const user = await app.createUser();
+      await creditWallet(app.services.orm.em.fork(), user.user_id, 1_000_000n);
+      const orderId = await placeOrder(app, user, 3);
+      const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0, pendingRate: 1, pendingMs: 2000 });
+      expect(await procureBatch(app.services, orderId, vendor)).toBe(3);
+      const waiting = await sql<{ status: string; vendor_attempts: number; wait: number }>(
+        app,
+        `select status, vendor_attempts, extract(epoch from claim_expires_at - now())::float as wait
+           from stamp_instances where order_id = ?`,
+        [orderId],
+      );
+      expect(waiting.every((row) => row.status === 'pending' && row.vendor_attempts === 1 && row.wait > 0.5)).toBe(true);
+      // Nobody can claim them before then.
+      expect(await procureBatch(app.services, orderId, vendor)).toBe(0);
+      const scheduled = await sql<{ n: number }>(
+        app,
+        `select count(*)::int as n from pgboss.job where name = 'stamps.procure' and data->>'order_id' = ? and start_after > now()`,
+        [orderId],
+      );
+      expect(scheduled[0].n).toBeGreaterThan(0);
+      await until(
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          return procureBatch(app.services, orderId, vendor);
+        },
+        (claimed) => claimed === 3,
+        'the instances to be claimable again',
+        10_000,
+      );
+      expect(await statuses(app, orderId)).toEqual({ available: 3 });
+    });
   });
 });

@@ -30,7 +30,7 @@ export async function cancelSession(
     if (rows.length === 0) return false;
     recordAudit(tx, { session, event: 'session_cancelled', details: { reason: reason ?? null, by: actor.userId } });
     await tx.flush();
-    await settleSessionStamps(services, tx, [session.id], 'release');
+    await settleSessionStamps(services, tx, [session.id], 'cancelled');
     await publishSessionChange(services, tx, { client_id: session.id, user_id: actor.userId, status: 'cancelled' });
     await recordSessionWebhook(services, tx, { id: session.id, userId: actor.userId }, 'esign.session.cancelled');
     return true;

@@ -34,7 +34,7 @@ export async function expireDueSessions(
       services,
       tx,
       rows.map((row) => row.id),
-      'release',
+      'expired',
     );
     for (const row of rows) recordAudit(tx, { session: tx.getReference(EsignSession, row.id), event: 'session_expired' });
     await tx.flush();

@@ -46,7 +46,7 @@ export async function recordSignature(
     }
     await tx.flush();
     if (session.status === 'completed') {
-      await settleSessionStamps(services, tx, [session.id], 'use');
+      await settleSessionStamps(services, tx, [session.id], 'completed');
       await queueCompletion(services, tx, session, file);
     } else {
       const next = await tx.findOneOrFail(Signer, { session, position: session.signerIdx });

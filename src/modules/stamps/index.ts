@@ -4,6 +4,7 @@
  */
 import type { ModuleManifest } from '../../platform/module';
 import { stampJobs } from './procure-stamps.job';
+import { StampInstanceEvent } from './stamp-instance-event.entity';
 import { StampInstance, StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 import { stampLoaders } from './stamp.loaders';
@@ -11,12 +12,12 @@ import { StampInstanceResolver, StampOrderCountsResolver, StampOrderResolver } f
 import { stampRestRoutes } from './stamps.rest';
 
 export { MAX_EXPLICIT_STAMPS, planStamp, type StampPlan, type StampRequest } from './plan-stamp';
-export { reserveStamps, settleSessionStamps } from './reserve-stamps';
+export { reserveStamps, settleSessionStamps, type SessionEnd } from './reserve-stamps';
 export { StampInstanceType, toStampView } from './stamp.types';
 
 export const stampsModule: ModuleManifest = {
   name: 'stamps',
-  entities: [StampState, StampArticle, StampOrder, StampInstance],
+  entities: [StampState, StampArticle, StampOrder, StampInstance, StampInstanceEvent],
   resolvers: [StampOrderResolver, StampOrderCountsResolver, StampInstanceResolver],
   restRoutes: stampRestRoutes,
   jobs: stampJobs,

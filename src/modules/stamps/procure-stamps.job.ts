@@ -9,7 +9,7 @@ import type { OrderCertificateFacts, RenderedCertificate } from './render-certif
 import { StampInstance, StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 import { MockVendor, SimulatedVendor } from './vendors/simulated-vendors';
-import type { ProcuredStamp, StampVendor } from './vendors/vendor';
+import type { ProcuredStamp, StampRequest, StampVendor, VendorAnswer } from './vendors/vendor';
 
 export const PROCURE_JOB = 'stamps.procure';
 export const PROCURE_SWEEP_JOB = 'stamps.procure-sweep';
@@ -35,12 +35,12 @@ export async function enqueueProcurement(
 }
 
 /**
- * A lease schedules its own check: a job of the order that starts when the lease has run out. If the worker holding
- * it died, that job claims the instances again at once, not at the next minute's sweep; when all went well it
- * finds nothing to claim. One check per order and second (its id is made from both), however many batches.
+ * A job of the order that starts at `second` (epoch seconds). A lease schedules its own check this way: if the
+ * worker holding it died, that job claims the instances again at once, not at the next minute's sweep; when all
+ * went well it finds nothing to claim. A deferred instance (a vendor's `pending`, a vendor that did not answer) is
+ * asked again the same way. One job per order and second (its id is made from both), however many batches.
  */
-async function scheduleLeaseCheck(services: AppServices, orderId: string): Promise<void> {
-  const second = Math.ceil(Date.now() / 1000) + services.config.stamps.claimSeconds + 1;
+async function scheduleCheck(services: AppServices, orderId: string, second: number): Promise<void> {
   await enqueue(services.boss, null, [
     {
       name: PROCURE_JOB,
@@ -51,24 +51,120 @@ async function scheduleLeaseCheck(services: AppServices, orderId: string): Promi
   ]);
 }
 
+/** Each process keeps one vendor per kind: the simulated vendor remembers what it was asked, as a real one does. */
+const vendors = new WeakMap<AppServices, { mock: StampVendor; simulated: StampVendor }>();
+
 function vendorFor(services: AppServices, order: StampOrder): StampVendor {
-  if (order.mock) return new MockVendor();
-  const { vendorLatencyMs, vendorRejectionRate } = services.config.stamps;
-  return new SimulatedVendor({ latencyMs: vendorLatencyMs, rejectionRate: vendorRejectionRate });
+  let kinds = vendors.get(services);
+  if (!kinds) {
+    const { vendorLatencyMs, vendorRejectionRate, vendorPendingRate, vendorHangRate } = services.config.stamps;
+    kinds = {
+      mock: new MockVendor(),
+      simulated: new SimulatedVendor({
+        latencyMs: vendorLatencyMs,
+        rejectionRate: vendorRejectionRate,
+        pendingRate: vendorPendingRate,
+        hangRate: vendorHangRate,
+        hangMs: services.config.stamps.vendorTimeoutMs * 2,
+      }),
+    };
+    vendors.set(services, kinds);
+  }
+  return order.mock ? kinds.mock : kinds.simulated;
+}
+
+/** What the vendor is asked for one stamp of the order. */
+export function stampRequestOf(order: StampOrder, serial: number): StampRequest {
+  return {
+    key: `${order.id}:${serial}`,
+    orderId: order.id,
+    serial,
+    placedAt: order.createdAt,
+    stateCode: order.stateCode,
+    articleId: order.articleId,
+    dutyPaise: order.dutyPaise,
+    considerationPaise: order.considerationPaise,
+    firstPartyName: order.firstPartyName,
+    secondPartyName: order.secondPartyName,
+    firstPartyAddress: order.firstPartyAddress ?? null,
+    description: order.description ?? null,
+  };
+}
+
+/**
+ * Asks the vendor, waiting at most STAMP_VENDOR_TIMEOUT_MS: past it, or on an error, the answer is `unanswered`
+ * and the instance is asked again later (the same key: a stamp issued meanwhile comes back, not a second one).
+ */
+async function ask(
+  services: AppServices,
+  vendor: StampVendor,
+  request: StampRequest,
+): Promise<VendorAnswer | { kind: 'unanswered'; problem: string }> {
+  const timeoutMs = services.config.stamps.vendorTimeoutMs;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<{ kind: 'unanswered'; problem: string }>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve({ kind: 'unanswered', problem: `no answer within ${timeoutMs} ms` });
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      vendor.procure(request, controller.signal).catch((error: unknown) => ({
+        kind: 'unanswered' as const,
+        problem: error instanceof Error ? error.message : String(error),
+      })),
+      deadline,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long an unanswered instance waits before its next ask: 5 s, doubling per attempt, at most 5 minutes. */
+function backoffSeconds(attempts: number): number {
+  return Math.min(300, 5 * 2 ** Math.min(attempts, 6));
+}
+
+/**
+ * Instances asked again later: leased to nobody until then (their lease becomes the time of the next ask), their
+ * attempts counted, and a job of the order scheduled for that second.
+ */
+async function defer(services: AppServices, orderId: string, deferred: { id: string; seconds: number }[]): Promise<void> {
+  if (deferred.length === 0) return;
+  await services.orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `update stamp_instances si set claim_expires_at = now() + make_interval(secs => v.seconds),
+              vendor_attempts = si.vendor_attempts + 1
+         from jsonb_to_recordset(?::jsonb) as v(id text, seconds int)
+        where si.id = v.id and si.status = 'pending'`,
+      [JSON.stringify(deferred)],
+    );
+  const now = Math.ceil(Date.now() / 1000);
+  for (const seconds of new Set(deferred.map((item) => item.seconds))) {
+    await scheduleCheck(services, orderId, now + seconds + 1);
+  }
 }
 
 /**
  * Takes a lease on up to one batch of the order's pending instances. Instances are created with the
  * order, never here: however often jobs run, crash or retry, an order has exactly `quantity` of them.
  */
-async function claimBatch(services: AppServices, em: EntityManager, orderId: string): Promise<{ id: string; serial: number }[]> {
+async function claimBatch(
+  services: AppServices,
+  em: EntityManager,
+  orderId: string,
+): Promise<{ id: string; serial: number; vendor_attempts: number }[]> {
   const { procureBatch, claimSeconds } = services.config.stamps;
   return em.getConnection().execute(
     `update stamp_instances set claim_expires_at = now() + make_interval(secs => ?)
       where id in (select id from stamp_instances
                     where order_id = ? and status = 'pending' and (claim_expires_at is null or claim_expires_at < now())
                     order by serial limit ? for update skip locked)
-      returning id, serial`,
+      returning id, serial, vendor_attempts`,
     [claimSeconds, orderId, procureBatch],
   );
 }
@@ -172,7 +268,18 @@ function watermarkOf(services: AppServices, order: StampOrder): string | undefin
  * bytes after the commit). The vendor answers the same key with the same stamp, so a batch lost with its worker
  * is issued again, not twice.
  */
-async function record(services: AppServices, order: StampOrder, issued: Issued[]): Promise<void> {
+async function record(services: AppServices, order: StampOrder, answered: Issued[]): Promise<void> {
+  if (answered.length === 0) return;
+  const { issued, duplicates } = await withoutDuplicateCertificates(services, answered);
+  for (const duplicate of duplicates) {
+    await services.blobs.delete(duplicate.slot.storageKey);
+    await reject(
+      services,
+      order,
+      duplicate.instance,
+      `vendor answered with certificate ${duplicate.stamp.certificateNumber}, already issued for another stamp`,
+    );
+  }
   if (issued.length === 0) return;
   const lost = await services.orm.em.fork().transactional(async (tx) => {
     await insertStoredFiles(
@@ -216,8 +323,46 @@ async function record(services: AppServices, order: StampOrder, issued: Issued[]
   await Promise.all(lost.map((key) => services.blobs.delete(key)));
 }
 
-/** Procures one claimed batch of an order, then queues the next one if any instance is still waiting. */
-export async function procureBatch(services: AppServices, orderId: string): Promise<number> {
+/**
+ * A certificate number belongs to one stamp. A vendor that answers two keys with the same number (its mistake) gets
+ * the later ones refused, and refunded, rather than two stamps sharing one certificate. A unique index backs this.
+ */
+async function withoutDuplicateCertificates(
+  services: AppServices,
+  answered: Issued[],
+): Promise<{ issued: Issued[]; duplicates: Issued[] }> {
+  const taken = await services.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ certificate_number: string; id: string }[]>(
+      `select certificate_number, id from stamp_instances
+        where certificate_number in (select jsonb_array_elements_text(?::jsonb))`,
+      [JSON.stringify(answered.map((item) => item.stamp.certificateNumber))],
+    );
+  const holder = new Map(taken.map((row) => [row.certificate_number, row.id]));
+  const issued: Issued[] = [];
+  const duplicates: Issued[] = [];
+  for (const item of answered) {
+    const number = item.stamp.certificateNumber;
+    const owner = holder.get(number);
+    if (owner !== undefined && owner !== item.instance.id) duplicates.push(item);
+    else {
+      holder.set(number, item.instance.id);
+      issued.push(item);
+    }
+  }
+  return { issued, duplicates };
+}
+
+/**
+ * Procures one claimed batch of an order, then queues the next one if any instance is still waiting. `vendorOverride`:
+ * a vendor other than the order's (tests drive the simulated vendor's branches with it).
+ */
+export async function procureBatch(
+  services: AppServices,
+  orderId: string,
+  vendorOverride?: StampVendor,
+): Promise<number> {
   const em = services.orm.em.fork();
   const order = await em.findOne(StampOrder, { id: orderId });
   if (!order) return 0;
@@ -227,8 +372,8 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
   ]);
   const claimed = await claimBatch(services, em, orderId);
   if (claimed.length === 0) return 0;
-  await scheduleLeaseCheck(services, orderId);
-  const vendor = vendorFor(services, order);
+  await scheduleCheck(services, orderId, Math.ceil(Date.now() / 1000) + services.config.stamps.claimSeconds + 1);
+  const vendor = vendorOverride ?? vendorFor(services, order);
   const facts = certificateFacts(services, order, { state: state.name, article: article.name });
   const inFlight = limitTo(services.config.workers.threads + 1);
   const chunks: Promise<void>[] = [];
@@ -242,21 +387,34 @@ export async function procureBatch(services: AppServices, orderId: string): Prom
     done.catch(() => undefined);
     chunks.push(done);
   };
+  const deferred: { id: string; seconds: number }[] = [];
   let next = 0;
   const lanes = Array.from({ length: Math.min(CALLS_IN_FLIGHT, claimed.length) }, async () => {
     while (next < claimed.length) {
       const instance = claimed[next++];
-      const outcome = await vendor.procure(order, instance.serial);
-      if (!outcome.ok) await reject(services, order, instance, outcome.reason);
-      else {
-        chunk.push({ instance, stamp: outcome.stamp });
+      const answer = await ask(services, vendor, stampRequestOf(order, instance.serial));
+      if (answer.kind === 'issued') {
+        chunk.push({ instance, stamp: answer.stamp });
         if (chunk.length >= CHUNK) flush();
+      } else if (answer.kind === 'rejected') {
+        await reject(services, order, instance, answer.reason);
+      } else if (answer.kind === 'pending') {
+        deferred.push({ id: instance.id, seconds: Math.min(3600, Math.max(1, Math.ceil(answer.retryAfterSeconds))) });
+      } else {
+        services.log.warn(
+          { order_id: order.id, stamp_id: instance.id, vendor: vendor.name, problem: answer.problem },
+          'stamp vendor did not answer; asking again later',
+        );
+        deferred.push({ id: instance.id, seconds: backoffSeconds(instance.vendor_attempts) });
       }
     }
   });
   await Promise.all(lanes);
   flush();
-  await Promise.all(chunks);
+  const settled = await Promise.allSettled(chunks);
+  await defer(services, order.id, deferred);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
   await publishOrderChange(services, em, { id: order.id, userId: order.user.id });
   await recordOrderProgress(services, em, { id: order.id, userId: order.user.id });
 

@@ -5,6 +5,7 @@ import type { AppServices } from '../../platform/services';
 import { StoredFile } from '../files';
 import type { Actor } from '../../platform/auth/actor';
 import { STAMP_STATUSES, StampInstance, StampOrder, type StampStatus } from './stamp-order.entity';
+import { StampInstanceEvent } from './stamp-instance-event.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
 
 export async function listStates(em: EntityManager): Promise<StampState[]> {
@@ -96,4 +97,21 @@ export async function downloadStampPdf(
     services.config.downloadUrlTtlSeconds,
   );
   return { stamp_id: instance.id, url: link.url, expires_in: link.expires_in, page_count: file.pageCount ?? 1 };
+}
+
+/** One of the caller's stamp instances with its whole history, oldest step first; unknown or foreign: `404`. */
+export async function getOwnInstance(
+  em: EntityManager,
+  actor: Actor,
+  stampId: string | null | undefined,
+): Promise<{ instance: StampInstance; history: StampInstanceEvent[] }> {
+  if (!stampId) throw AppError.missingFields(['client_id']);
+  const instance = await em.findOne(StampInstance, { id: stampId, user: actor.userId });
+  if (!instance) {
+    throw new AppError('not_found', {
+      errors: [{ field: 'client_id', problem: 'no such stamp instance (use stamps[].stamp_id)' }],
+    });
+  }
+  const history = await em.find(StampInstanceEvent, { instance: instance.id }, { orderBy: { id: 'asc' } });
+  return { instance, history };
 }

@@ -140,27 +140,36 @@ async function lockCombination(tx: EntityManager, actor: Actor, plan: Extract<St
   });
 }
 
+/** How a session ends, as its stamps see it. */
+export type SessionEnd = 'completed' | 'cancelled' | 'expired' | 'declined';
+
 /**
- * What a session's end does to its stamps, in the transaction that ends it: completion uses them, cancel and
- * expiry give them back to the inventory.
+ * What a session's end does to its stamps, in the transaction that ends it: completion uses them; cancel, expiry
+ * and decline give them back to the inventory, where they are available again (docs/stamps.md: a certificate
+ * not used in a signed document keeps its force). The database writes each move in the stamp's history, with the
+ * end as its reason.
  */
 export async function settleSessionStamps(
   services: AppServices,
   tx: EntityManager,
   sessionIds: string[],
-  outcome: 'use' | 'release',
+  end: SessionEnd,
 ): Promise<void> {
   if (sessionIds.length === 0) return;
-  const rows = await tx
-    .getConnection()
-    .execute<{ order_id: string; user_id: string }[]>(
-      outcome === 'use'
-        ? `update stamp_instances set status = 'used' where session_id in (${sessionIds.map(() => '?').join(', ')}) and status = 'reserved' returning order_id, user_id`
-        : `update stamp_instances set status = 'available', session_id = null where session_id in (${sessionIds.map(() => '?').join(', ')}) and status = 'reserved' returning order_id, user_id`,
-      sessionIds,
-      'all',
-      tx.getTransactionContext(),
-    );
+  const conn = tx.getConnection();
+  const ctx = tx.getTransactionContext();
+  const ids = sessionIds.map(() => '?').join(', ');
+  await conn.execute(`select set_config('esign.stamp_move_reason', ?, true)`, [`session_${end}`], 'all', ctx);
+  const rows = await conn.execute<{ order_id: string; user_id: string }[]>(
+    end === 'completed'
+      ? `update stamp_instances set status = 'used' where session_id in (${ids}) and status = 'reserved' returning order_id, user_id`
+      : `update stamp_instances set status = 'available', session_id = null where session_id in (${ids}) and status = 'reserved' returning order_id, user_id`,
+    sessionIds,
+    'all',
+    ctx,
+  );
+  // Transaction-local, but cleared at once: a later move in the same transaction has a reason of its own.
+  await conn.execute(`select set_config('esign.stamp_move_reason', '', true)`, [], 'all', ctx);
   const orders = new Map(rows.map((row) => [row.order_id, row.user_id]));
   for (const [orderId, userId] of orders) await publishOrderChange(services, tx, { id: orderId, userId });
 }

@@ -105,6 +105,11 @@ export class StampInstance {
   @Property({ type: 'datetime', nullable: true })
   claimExpiresAt?: Date;
 
+  /** Asks of the vendor that got no answer or a `pending` one: the next ask waits longer. */
+  @Property({ type: 'integer', defaultRaw: '0' })
+  vendorAttempts: Opt<number> = 0;
+
+  /** Unique (a partial index): a certificate number belongs to one stamp. */
   @Property({ type: 'string', length: 40, nullable: true })
   certificateNumber?: string;
 

@@ -21,11 +21,12 @@ import { MaxItems } from '../../platform/graphql/operation-limits';
 import { FileInfoType, toFileInfo } from '../files';
 import { ORDER_LIMITS, createOrder, type CreateOrderInput } from './create-order';
 import { orderTopic } from './order-events';
-import { downloadStampPdf, getOwnOrder, listArticles, listOwnOrders, listStates } from './read-stamps';
+import { downloadStampPdf, getOwnInstance, getOwnOrder, listArticles, listOwnOrders, listStates } from './read-stamps';
 import {
   CreatedStampOrderType,
   StampArticleType,
   StampDownloadType,
+  StampInstanceDetailsType,
   StampInstanceType,
   StampOrderPageType,
   StampOrderType,
@@ -33,6 +34,7 @@ import {
   StatusCountsType,
   chargedAmount,
   toOrderView,
+  toStampDetailsView,
   toStampView,
 } from './stamp.types';
 
@@ -111,6 +113,15 @@ export class StampOrderResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<StampDownloadType> {
     return downloadStampPdf(ctx.services, ctx.em, ctx.actor, clientId);
+  }
+
+  @Query(() => StampInstanceDetailsType, { description: 'One of your stamp instances with its history.' })
+  async stampInstance(
+    @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<StampInstanceDetailsType> {
+    const { instance, history } = await getOwnInstance(ctx.em, ctx.actor, clientId);
+    return toStampDetailsView(instance, history);
   }
 
   @Subscription(() => StampOrderType, {

@@ -1,6 +1,7 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { PageOf } from '../../platform/graphql/page-type';
 import { formatRupees } from '../../platform/money';
+import type { StampInstanceEvent } from './stamp-instance-event.entity';
 import type { StampInstance, StampOrder } from './stamp-order.entity';
 
 @ObjectType('StampStateInfo', { simpleResolvers: true })
@@ -37,6 +38,52 @@ export class StampInstanceType {
   session_id!: string | null;
   pdf_file_id!: string | null;
   certificate!: { number: string | null; issued_at: Date | null; rejected_reason: string | null };
+}
+
+@ObjectType('StampInstanceStep', { simpleResolvers: true, description: 'One step of a stamp instance’s life.' })
+export class StampInstanceStepType {
+  @Field(() => String, { nullable: true, description: 'Null for the instance’s creation.' })
+  from_status!: string | null;
+
+  @Field()
+  status!: string;
+
+  @Field()
+  at!: Date;
+
+  @Field(() => String, { nullable: true, description: 'The session that reserved, used or released it.' })
+  session_id!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why: the vendor’s refusal for `rejected`; `session_completed`, `session_cancelled`, `session_expired` or `session_declined` for a use or a release.',
+  })
+  reason!: string | null;
+}
+
+@ObjectType('StampInstanceDetails', {
+  simpleResolvers: true,
+  description: 'One stamp instance as GET stamps/instance reads it: what it is, where it is, and how it got there.',
+})
+export class StampInstanceDetailsType {
+  @Field({ description: '`stamp_inst_...`' }) stamp_id!: string;
+  @Field({ description: '`pending`, `available`, `reserved`, `used` or `rejected`.' }) status!: string;
+  @Field({ description: 'The order, `stamp_...`.' }) order_id!: string;
+  @Field(() => Int, { description: 'Its place in the order, 1 to quantity.' }) serial!: number;
+  @Field() state_code!: string;
+  @Field() article_id!: string;
+  @Field({ description: 'Rupees, as a string.' }) stamp_duty_amount!: string;
+  @Field(() => String, { nullable: true }) certificate_number!: string | null;
+  @Field(() => String, { nullable: true, description: 'Printed on the certificate; checked with the number.' })
+  verification_code!: string | null;
+  @Field(() => Date, { nullable: true }) issued_at!: Date | null;
+  @Field(() => String, { nullable: true }) rejected_reason!: string | null;
+  @Field(() => String, { nullable: true, description: 'The session holding it (`reserved`) or that used it (`used`).' })
+  session_id!: string | null;
+  @Field() created_at!: Date;
+  @Field(() => [StampInstanceStepType], { description: 'Oldest first: created `pending`, then every move.' })
+  history!: StampInstanceStepType[];
 }
 
 @ObjectType('StampStatusCounts', { simpleResolvers: true })
@@ -140,4 +187,29 @@ export function toStampView(instance: StampInstance): StampInstanceType {
 
 export function chargedAmount(order: { charged_paise: bigint }): string {
   return formatRupees(order.charged_paise);
+}
+
+export function toStampDetailsView(instance: StampInstance, history: StampInstanceEvent[]): StampInstanceDetailsType {
+  return {
+    stamp_id: instance.id,
+    status: instance.status,
+    order_id: instance.order.id,
+    serial: instance.serial,
+    state_code: instance.stateCode,
+    article_id: instance.articleId,
+    stamp_duty_amount: (instance.dutyPaise / 100n).toString(),
+    certificate_number: instance.certificateNumber ?? null,
+    verification_code: instance.verificationCode ?? null,
+    issued_at: instance.issuedAt ?? null,
+    rejected_reason: instance.rejectedReason ?? null,
+    session_id: instance.session?.id ?? null,
+    created_at: instance.createdAt,
+    history: history.map((step) => ({
+      from_status: step.fromStatus ?? null,
+      status: step.toStatus,
+      at: step.at,
+      session_id: step.sessionId ?? null,
+      reason: step.reason ?? null,
+    })),
+  };
 }

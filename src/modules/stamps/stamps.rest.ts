@@ -28,4 +28,11 @@ export const stampRestRoutes: RestRoute[] = [
     operation: 'Query.stampPdf',
     summary: 'A short-lived URL of one stamp’s certificate (`client_id` = `stamp_inst_...`).',
   },
+  {
+    method: 'GET',
+    path: '/stamps/instance',
+    operation: 'Query.stampInstance',
+    summary:
+      'One stamp instance (`client_id` = `stamp_inst_...`) with its certificate facts and its history, oldest step first (added by this service).',
+  },
 ];
