@@ -446,8 +446,8 @@ function limitTo(max: number): <T>(work: () => Promise<T>) => Promise<T> {
 export const stampJobs: JobDefinition<any>[] = [
   {
     name: PROCURE_JOB,
-    // Two batches at once per worker process: one renders and writes while the other waits on the database.
-    concurrency: 2,
+    // Three batches at once per worker process: the others render and write while one waits on the database.
+    concurrency: 3,
     queue: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
     handle: async (services, data: { order_id: string }) => {
       await procureBatch(services, data.order_id);
