@@ -10,7 +10,7 @@ const config: CodegenConfig = {
       config: {
         useTypeImports: true,
         enumsAsTypes: true,
-        scalars: { DateTimeISO: 'string', Upload: 'unknown' },
+        scalars: { DateTimeISO: 'string', Upload: 'unknown', Rupees: 'string | number' },
       },
     },
   },

@@ -14,6 +14,9 @@ import { templatesModule } from './modules/templates';
 import { accessTokenVerifier, usersModule } from './modules/users';
 import { walletModule } from './modules/wallet';
 import { webhooksModule } from './modules/webhooks';
+// Imported after the modules it uses: TypeGraphQL lists types in the order their classes load, so schema.graphql
+// keeps the others' order and adds the admin operations at the end.
+import { adminModule } from './modules/admin';
 import { compose } from './platform/module';
 import { RateLimitCounter } from './platform/rate-limit/rate-limit-counter.entity';
 
@@ -31,6 +34,7 @@ export const modules = [
   notificationsModule,
   auditModule,
   webhooksModule,
+  adminModule,
 ];
 
 export const composition = compose(modules, { entities: [RateLimitCounter], tokens: accessTokenVerifier });

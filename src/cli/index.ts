@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../config';
 import { composition } from '../modules';
-import { createUser, issueAccessToken, revokeAccessToken } from '../modules/users';
+import { createUser, issueAccessToken, revokeAccessToken, TOKEN_SCOPES, type TokenScope } from '../modules/users';
 import { creditWallet } from '../modules/wallet';
 import { openDatabase } from '../platform/bootstrap';
 import { openOrm, type Orm } from '../platform/db/orm';
@@ -17,8 +17,9 @@ import { parseRupees } from '../platform/money';
 
 const USAGE = `usage: npm run cli -- <command>
   users create --email EMAIL                        create a user and its first access token
-  tokens create --user USER_ID [--expires-in SECONDS] [--label TEXT]
-                                                    issue another access token
+  tokens create --user USER_ID [--expires-in SECONDS] [--label TEXT] [--scope user|admin]
+                                                    issue another access token; --scope admin also opens
+                                                    the admin operations on every user's account
   tokens revoke TOKEN_ID                            revoke a token (it answers 401 from then on)
   wallet credit --user USER_ID --amount RUPEES      add money to a user's wallet (e.g. 2500 or 99.50)`;
 
@@ -40,7 +41,13 @@ const commands: Record<string, Command> = {
     if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
       throw new UsageError('--expires-in must be a whole number of seconds greater than 0');
     }
-    return issueAccessToken(orm.em.fork(), required(values, 'user'), { expiresInSeconds: seconds, label: values.label });
+    const scope = values.scope ?? 'user';
+    if (!TOKEN_SCOPES.includes(scope as TokenScope)) throw new UsageError(`--scope must be one of ${TOKEN_SCOPES.join(', ')}`);
+    return issueAccessToken(orm.em.fork(), required(values, 'user'), {
+      expiresInSeconds: seconds,
+      label: values.label,
+      scope: scope as TokenScope,
+    });
   },
   'tokens revoke': (orm, { positionals }) => {
     const tokenId = positionals[2];
@@ -63,6 +70,7 @@ async function main(argv: string[]): Promise<number> {
       user: { type: 'string' },
       amount: { type: 'string' },
       label: { type: 'string' },
+      scope: { type: 'string' },
       'expires-in': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

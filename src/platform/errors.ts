@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   query_too_complex: 400,
   unauthorized: 401,
   insufficient_balance: 402,
+  /** A user's own token calling an admin operation. Never for another user's resource: that is not_found. */
+  forbidden: 403,
   invalid_download_link: 403,
   outside_geofence: 403,
   not_found: 404,

@@ -16,6 +16,10 @@
  *   operation naming one of the owner's resources, exactly the answer an unknown id of the same kind gets (the
  *   contract's `404` codes, or the 400/422 codes it documents for references inside a body), and the resource is
  *   untouched; for lists and other operations, none of the owner's data. The owner succeeds.
+ * - Admin operations (issue 22, `/admin/...` and the `admin*` fields) act on any user's account, here the owner's:
+ *   user tokens (the owner's own, another user's) get `403 forbidden` and change nothing; an admin-scope token (the
+ *   CLI's `tokens create --scope admin`) succeeds. The refused credentials above answer 401 there too (a signer's
+ *   token is no access token at all).
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -110,6 +114,8 @@ interface World {
   /** The other user's own resources of each kind (the controls of the reference cases). */
   otherIds: Pick<Ids, 'pdf' | 'asset' | 'pfx' | 'stamp' | 'template'>;
   signerToken: string;
+  /** An admin-scope token of a third user. */
+  admin: TestUser;
   expiredToken: string;
   revokedToken: string;
   ledgerEntry: string;
@@ -593,6 +599,20 @@ const REST: Record<string, RestSpec> = {
     owner: (data, ids) => expect(data).toMatchObject({ stamp_id: ids.stamp, url: expect.stringContaining('/downloads/') }),
     foreign: { refused: NOT_FOUND },
   },
+  'GET /stamps/instance': {
+    call: (ids) => ({ method: 'GET', path: '/stamps/instance', query: { client_id: ids.stamp } }),
+    owner: (data, ids) =>
+      expect(data).toMatchObject({
+        stamp_id: ids.stamp,
+        order_id: ids.order,
+        status: 'available',
+        history: [
+          { from_status: null, status: 'pending' },
+          { from_status: 'pending', status: 'available' },
+        ],
+      }),
+    foreign: { refused: NOT_FOUND },
+  },
   'GET /wallet': {
     call: () => ({ method: 'GET', path: '/wallet' }),
     owner: (data) => {
@@ -811,6 +831,12 @@ const GQL: Record<string, GqlSpec> = {
   'Query.stampPdf': {
     call: (ids) => byId('stampPdf', '{ stamp_id url expires_in }', 'String')(ids.stamp),
     owner: REST['GET /stamps/download-pdf'].owner,
+    foreign: { refused: NOT_FOUND },
+  },
+  'Query.stampInstance': {
+    call: (ids) =>
+      byId('stampInstance', '{ stamp_id order_id status history { from_status status } }', 'String')(ids.stamp),
+    owner: REST['GET /stamps/instance'].owner,
     foreign: { refused: NOT_FOUND },
   },
   'Query.wallet': {
@@ -1150,6 +1176,123 @@ const REFERENCE_CASES: Record<string, { rest: RestCall['method']; path: string }
   },
 };
 
+// ---------------------------------------------------------------------------------------------------------------
+// Admin operations: on the owner's account, for an admin-scope token only
+
+interface AdminSpec<C> {
+  call: () => C;
+  /** What the admin's answer must show (`data` for REST, `data[field]` for GraphQL). */
+  admin: (data: Json) => void;
+}
+
+/** The owner's account as an admin reads it, with the owner's own wallet: a refused call must leave it as it was. */
+const accountSnapshot = async () => {
+  const asAdmin = async (path: string, query: Record<string, string | number>) => {
+    const answer = await restSend({ method: 'GET', path, query }, bearer(w.admin));
+    if (answer.status !== 200) throw new Error(`${path}: ${JSON.stringify(answer.body)}`);
+    return answer.body.data;
+  };
+  return {
+    wallet: await ownerRest({ method: 'GET', path: '/wallet' }),
+    user: await asAdmin('/admin/users/details', { user_id: w.owner.user_id }),
+    trail: await asAdmin('/admin/audit-trail', { user_id: w.owner.user_id, size: 100 }),
+  };
+};
+
+const adjustmentBody = () => ({ user_id: w.owner.user_id, amount: '1.00', description: 'access matrix' });
+const adjusted = (kind: string, amount: string) => (data: Json) =>
+  expect(data).toMatchObject({
+    user_id: w.owner.user_id,
+    currency: 'INR',
+    entry: { kind, amount, performed_by: w.admin.user_id, description: 'access matrix' },
+  });
+const ownersLedger = (data: Json) => {
+  expect(data).toMatchObject({ user_id: w.owner.user_id, currency: 'INR' });
+  expect(itemIds(data.items, 'entry_id')).toContain(w.ledgerEntry);
+};
+const feeSet = (data: Json) =>
+  expect(data).toEqual({ user_id: w.owner.user_id, stamp_fee: '12.50', default_stamp_fee: '10.00', custom: true });
+const ownerDetails = (data: Json) =>
+  expect(data).toMatchObject({ user_id: w.owner.user_id, email: 'owner@example.com', currency: 'INR' });
+/** The owner's trail holds at least the CLI credit of the set-up (no actor). */
+const ownersTrail = (data: Json) =>
+  expect(data.items).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ action: 'wallet_credited', user_id: w.owner.user_id, actor_user_id: null }),
+    ]),
+  );
+
+const ADMIN_REST: Record<string, AdminSpec<RestCall>> = {
+  'POST /admin/wallet/credit': {
+    call: () => ({ method: 'POST', path: '/admin/wallet/credit', json: adjustmentBody() }),
+    admin: adjusted('credit', '1.00'),
+  },
+  'POST /admin/wallet/debit': {
+    call: () => ({ method: 'POST', path: '/admin/wallet/debit', json: adjustmentBody() }),
+    admin: adjusted('debit', '-1.00'),
+  },
+  'GET /admin/wallet/ledger': {
+    call: () => ({ method: 'GET', path: '/admin/wallet/ledger', query: { user_id: w.owner.user_id, size: 100 } }),
+    admin: ownersLedger,
+  },
+  'POST /admin/users/stamp-fee': {
+    call: () => ({ method: 'POST', path: '/admin/users/stamp-fee', json: { user_id: w.owner.user_id, fee: '12.50' } }),
+    admin: feeSet,
+  },
+  'GET /admin/users/details': {
+    call: () => ({ method: 'GET', path: '/admin/users/details', query: { user_id: w.owner.user_id } }),
+    admin: ownerDetails,
+  },
+  'GET /admin/audit-trail': {
+    call: () => ({ method: 'GET', path: '/admin/audit-trail', query: { user_id: w.owner.user_id, size: 100 } }),
+    admin: ownersTrail,
+  },
+};
+
+const ADJUSTED_SELECTION = '{ user_id balance currency entry { entry_id kind amount description performed_by } }';
+const byUser = (field: string, selection: string, page = false): GqlCall => ({
+  query: page
+    ? `query Op($id: String) { ${field}(user_id: $id, size: 100) ${selection} }`
+    : `query Op($id: String) { ${field}(user_id: $id) ${selection} }`,
+  variables: { id: w.owner.user_id },
+});
+
+const ADMIN_GQL: Record<string, AdminSpec<GqlCall>> = {
+  'Mutation.adminCreditWallet': {
+    call: () => mutationFromBody('adminCreditWallet', adjustmentBody(), ADJUSTED_SELECTION),
+    admin: ADMIN_REST['POST /admin/wallet/credit'].admin,
+  },
+  'Mutation.adminDebitWallet': {
+    call: () => mutationFromBody('adminDebitWallet', adjustmentBody(), ADJUSTED_SELECTION),
+    admin: ADMIN_REST['POST /admin/wallet/debit'].admin,
+  },
+  'Query.adminWalletLedger': {
+    call: () => byUser('adminWalletLedger', '{ user_id balance currency items { entry_id kind } has_next }', true),
+    admin: ownersLedger,
+  },
+  'Mutation.adminSetStampFee': {
+    call: () =>
+      mutationFromBody(
+        'adminSetStampFee',
+        { user_id: w.owner.user_id, fee: '12.50' },
+        '{ user_id stamp_fee default_stamp_fee custom }',
+      ),
+    admin: feeSet,
+  },
+  'Query.adminUser': {
+    call: () => byUser('adminUser', '{ user_id email balance currency stamp_fee custom }'),
+    admin: ownerDetails,
+  },
+  'Query.adminAuditTrail': {
+    call: () => byUser('adminAuditTrail', '{ items { event_id action user_id actor_user_id details } has_next }', true),
+    admin: ownersTrail,
+  },
+};
+
+/** Every operation, for the checks that treat them alike (coverage, refused credentials). */
+const ALL_REST: Record<string, { call: (ids: Ids) => RestCall }> = { ...REST, ...ADMIN_REST };
+const ALL_GQL: Record<string, { call: (ids: Ids) => GqlCall }> = { ...GQL, ...ADMIN_GQL };
+
 /**
  * Cases where the service does not (yet) behave as this matrix requires: they run as `it.fails`, so that the
  * suite stays green and turns red (asking for the mark to go) the day the service is fixed.
@@ -1208,6 +1351,11 @@ beforeAll(async () => {
   const owner = await app.createUser('owner@example.com');
   const other = await app.createUser('other@example.com');
   w = { app, owner, other, pfxBytes: makePkcs12(), receiverUrl } as World;
+  const operator = await app.createUser('operator@example.com');
+  w.admin = {
+    user_id: operator.user_id,
+    ...(await issueAccessToken(em(), operator.user_id, { scope: 'admin', label: 'matrix: admin' })),
+  };
 
   // The CLI's `tokens create --expires-in 4`: works now, expires during the set-up (which takes longer).
   const expiring = await issueAccessToken(em(), owner.user_id, { expiresInSeconds: 4, label: 'matrix: expires' });
@@ -1312,9 +1460,9 @@ describe('the matrix covers every operation of the running app', () => {
         discovered.set(`${method.toUpperCase()} ${path.replace(/^\/api\/v1/, '')}`, multipart);
       }
     }
-    expect(Object.keys(REST).sort()).toEqual([...discovered.keys()].sort());
+    expect(Object.keys(ALL_REST).sort()).toEqual([...discovered.keys()].sort());
     for (const [key, multipart] of discovered) {
-      expect(!!REST[key]?.call(w.ids).form, `${key} is ${multipart ? '' : 'not '}multipart`).toBe(multipart);
+      expect(!!ALL_REST[key]?.call(w.ids).form, `${key} is ${multipart ? '' : 'not '}multipart`).toBe(multipart);
     }
   });
 
@@ -1323,11 +1471,11 @@ describe('the matrix covers every operation of the running app', () => {
     const discovered = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
       type ? Object.keys(type.getFields()).map((field) => `${type.name}.${field}`) : [],
     );
-    expect(Object.keys(GQL).sort()).toEqual(discovered.sort());
+    expect(Object.keys(ALL_GQL).sort()).toEqual(discovered.sort());
   });
 
   it('the GraphQL table calls each field by its name', () => {
-    for (const [key, spec] of Object.entries({ ...GQL, ...GQL_FORMS })) {
+    for (const [key, spec] of Object.entries({ ...ALL_GQL, ...GQL_FORMS })) {
       const field = fieldOf(key);
       expect(spec.call(w.ids).query, key).toMatch(new RegExp(`[{(\\s]${field}\\(|{ ${field} `));
     }
@@ -1343,16 +1491,16 @@ const refusedRows = <T>(table: Record<string, T>) =>
   );
 
 describe('REST: refused credentials answer 401 with the envelope', () => {
-  it.each(refusedRows(REST))('%s: %s', async (credential, operation) => {
-    const answer = await restSend(REST[operation].call(w.ids), REFUSED_CREDENTIALS[credential].authorization());
+  it.each(refusedRows(ALL_REST))('%s: %s', async (credential, operation) => {
+    const answer = await restSend(ALL_REST[operation].call(w.ids), REFUSED_CREDENTIALS[credential].authorization());
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual({ data: null, status_code: 401, message: 'unauthorized', success: false });
   });
 });
 
 describe('GraphQL over HTTP: refused credentials answer 401 with code unauthorized', () => {
-  it.each(refusedRows(GQL))('%s: %s', async (credential, operation) => {
-    const answer = await gqlSend(GQL[operation].call(w.ids), REFUSED_CREDENTIALS[credential].authorization());
+  it.each(refusedRows(ALL_GQL))('%s: %s', async (credential, operation) => {
+    const answer = await gqlSend(ALL_GQL[operation].call(w.ids), REFUSED_CREDENTIALS[credential].authorization());
     expect(answer.status).toBe(401);
     expect(answer.body.errors[0]).toMatchObject({ message: 'unauthorized', extensions: { code: 'unauthorized' } });
     expect(answer.body.data ?? null).toBeNull();
@@ -1360,10 +1508,10 @@ describe('GraphQL over HTTP: refused credentials answer 401 with code unauthoriz
 });
 
 describe('graphql-ws: refused credentials are closed with 4401 during connection_init', () => {
-  it.each(refusedRows(GQL))('%s: %s', async (credential, operation) => {
+  it.each(refusedRows(ALL_GQL))('%s: %s', async (credential, operation) => {
     const { code, reason, messages } = await wsHandshake(
       REFUSED_CREDENTIALS[credential].authorization(),
-      GQL[operation].call(w.ids),
+      ALL_GQL[operation].call(w.ids),
     );
     expect(messages).toEqual([]);
     expect({ code, reason }).toEqual({ code: 4401, reason: 'unauthorized' });
@@ -1636,4 +1784,60 @@ describe("the owner's token succeeds", () => {
       });
     }
   });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Admin operations
+
+describe('admin operations: user tokens get 403 forbidden and change nothing; an admin token succeeds', () => {
+  const USER_TOKENS = { "the owner's own token": () => w.owner, "another user's token": () => w.other };
+
+  describe('REST', () => {
+    for (const [name, spec] of Object.entries(ADMIN_REST)) {
+      for (const [who, user] of Object.entries(USER_TOKENS)) {
+        caseOf(`${who} REST ${name}`)(`${who}: ${name}`, async () => {
+          const before = await accountSnapshot();
+          const answer = await restSend(spec.call(), bearer(user()));
+          expect(answer.status, JSON.stringify(answer.body)).toBe(403);
+          expect(answer.body).toEqual({ data: null, status_code: 403, message: 'forbidden', success: false });
+          expect(await accountSnapshot()).toEqual(before);
+        });
+      }
+      caseOf(`admin REST ${name}`)(`an admin token: ${name}`, async () => {
+        const answer = await restSend(spec.call(), bearer(w.admin));
+        expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ status_code: 200, message: 'Success', success: true });
+        expect(answer.status).toBe(200);
+        spec.admin(answer.body.data);
+      });
+    }
+  });
+
+  const transports = {
+    'GraphQL over HTTP': async (user: TestUser, call: GqlCall) => (await gqlSend(call, bearer(user))).body,
+    'graphql-ws': (user: TestUser, call: GqlCall) => wsExecute(wsClientOf(user), call),
+  };
+  for (const [transport, run] of Object.entries(transports)) {
+    describe(transport, () => {
+      for (const [name, spec] of Object.entries(ADMIN_GQL)) {
+        const field = fieldOf(name);
+        for (const [who, user] of Object.entries(USER_TOKENS)) {
+          caseOf(`${who} ${transport} ${name}`)(`${who}: ${name}`, async () => {
+            const before = await accountSnapshot();
+            const body = await run(user(), spec.call());
+            expect(body.errors?.[0], JSON.stringify(body)).toMatchObject({
+              message: 'forbidden',
+              extensions: { code: 'forbidden' },
+            });
+            expect(body.data?.[field] ?? null).toBeNull();
+            expect(await accountSnapshot()).toEqual(before);
+          });
+        }
+        caseOf(`admin ${transport} ${name}`)(`an admin token: ${name}`, async () => {
+          const body = await run(w.admin, spec.call());
+          expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+          spec.admin(body.data[field]);
+        });
+      }
+    });
+  }
 });

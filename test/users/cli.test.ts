@@ -167,7 +167,8 @@ describe('the CLI', () => {
     it('creates an expiring token that works until it expires', async () => {
       const user = await newUser('expiring@example.com');
       const issued = jsonLine(await cli('tokens', 'create', '--user', user.user_id, '--expires-in', '2'));
-      expect(Object.keys(issued).sort()).toEqual(['expires_at', 'token', 'token_id']);
+      expect(Object.keys(issued).sort()).toEqual(['expires_at', 'scope', 'token', 'token_id']);
+      expect(issued.scope).toBe('user');
       expect(issued.token).toMatch(/^esk_/);
       expect(issued.token_id).toMatch(/^tok_/);
       expect(new Date(issued.expires_at).toISOString()).toBe(issued.expires_at);
@@ -197,6 +198,40 @@ describe('the CLI', () => {
       const stored = await db.query('select label, expires_at from access_tokens where id = $1', [issued.token_id]);
       expect(stored.rows).toEqual([{ label: 'ci pipeline', expires_at: null }]);
       expect((await gql(app, issued.token, MeDocument)).data?.me?.token_id).toBe(issued.token_id);
+    });
+
+    it('creates an admin-scope token: it opens the admin operations, where the user scope gets 403 forbidden', async () => {
+      const operator = await newUser('operator@example.com');
+      const customer = await newUser('customer@example.com');
+      const issued = jsonLine(await cli('tokens', 'create', '--user', operator.user_id, '--scope', 'admin', '--label', 'ops'));
+      expect(issued.scope).toBe('admin');
+      const stored = await db.query('select scope, label, user_id from access_tokens where id = $1', [issued.token_id]);
+      expect(stored.rows).toEqual([{ scope: 'admin', label: 'ops', user_id: operator.user_id }]);
+
+      const details = { query: { user_id: customer.user_id } };
+      const asAdmin = await rest(app, 'GET', '/admin/users/details', { token: issued.token, ...details });
+      expect(asAdmin.status, JSON.stringify(asAdmin.body)).toBe(200);
+      expect(asAdmin.body.data).toMatchObject({ user_id: customer.user_id, email: 'customer@example.com', custom: false });
+      // The same user's first token (scope user) is refused; so is an explicit --scope user.
+      const plain = jsonLine(await cli('tokens', 'create', '--user', operator.user_id, '--scope', 'user'));
+      expect(plain.scope).toBe('user');
+      for (const token of [operator.token, plain.token]) {
+        const refused = await rest(app, 'GET', '/admin/users/details', { token, ...details });
+        expect(refused.status).toBe(403);
+        expect(refused.body).toEqual({ data: null, status_code: 403, message: 'forbidden', success: false });
+      }
+    });
+
+    it('treats an unknown --scope as a usage error', async () => {
+      const user = await newUser('badscope@example.com');
+      const tokens = await count('select count(*) as n from access_tokens');
+      for (const scope of ['root', 'ADMIN', '']) {
+        const run = await cli('tokens', 'create', '--user', user.user_id, '--scope', scope);
+        expect(run.code, `${scope}: ${run.stderr}`).toBe(EX_USAGE);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toMatch(/--scope must be one of user, admin/);
+      }
+      expect(await count('select count(*) as n from access_tokens')).toBe(tokens);
     });
 
     it('refuses an unknown user with exit 1', async () => {

@@ -1,18 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Request } from 'express';
 import type { RowRef } from '../../platform/db/row-ref';
+import type { RequestOrigin } from '../../platform/http/request-origin';
 import { AuditEvent, type AuditEventKind } from './audit-event.entity';
 
-/** Where a request came from: `req.ip` honours TRUST_PROXY, so a forwarded address counts only behind a trusted proxy. */
-export interface RequestOrigin {
-  ip: string | null;
-  userAgent: string | null;
-}
-
-export function requestOrigin(req: Request): RequestOrigin {
-  const userAgent = req.headers['user-agent'];
-  return { ip: req.ip ?? null, userAgent: userAgent ? userAgent.slice(0, 500) : null };
-}
+// The request context knows the origin too (admin operations record it), so its rule lives in platform.
+export { requestOrigin, type RequestOrigin } from '../../platform/http/request-origin';
 
 /** Adds one step to the session's audit trail, in the caller's transaction: it stands or falls with the step. */
 export function recordAudit(

@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors';
 import { formatRupees } from '../../platform/money';
 import type { AppServices } from '../../platform/services';
 import type { Actor } from '../../platform/auth/actor';
-import { User } from '../users';
+import { stampFeeOf, User } from '../users';
 import { chargeOrRefund } from '../wallet';
 import { publishOrderChange, recordOrderCreated } from './order-events';
 import { ORDER_LIMITS, planOrder, type CreateOrderInput, type OrderPlan } from './plan-order';
@@ -116,7 +116,7 @@ async function createPlannedOrder(
 ): Promise<StampOrder> {
   const { state, article } = await findReferences(em, plan);
   const { dutyPaise, quantity } = plan;
-  const feePaise = services.config.stamps.feePerStampPaise;
+  const feePaise = await stampFeeOf(em, actor.userId, services.config.stamps.feePerStampPaise);
   const chargedPaise = plan.mock ? 0n : (dutyPaise + feePaise) * BigInt(quantity);
 
   let order: StampOrder;

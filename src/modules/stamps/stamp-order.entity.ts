@@ -73,6 +73,11 @@ export class StampOrder {
 
 @Entity({ tableName: 'stamp_instances' })
 @Index({ properties: ['order', 'status'] })
+@Unique({
+  name: 'stamp_instances_certificate_number_unique',
+  expression:
+    'create unique index "stamp_instances_certificate_number_unique" on "stamp_instances" ("certificate_number") where "certificate_number" is not null',
+})
 @Index({ properties: ['user', 'stateCode', 'articleId', 'status', 'dutyPaise'] })
 export class StampInstance {
   @PrimaryKey({ type: 'string', length: 64 })

@@ -5,34 +5,42 @@ import { dateOf, leanRows } from '../../platform/db/lean-sql';
 import type { Orm } from '../../platform/db/orm';
 import { AppError } from '../../platform/errors';
 import { generateAccessToken, hashToken } from '../../platform/auth/bearer';
-import { AccessToken } from './access-token.entity';
+import { AccessToken, type TokenScope } from './access-token.entity';
 import { User } from './user.entity';
 
 export interface IssuedToken {
   token_id: string;
   token: string;
   expires_at: string | null;
+  scope: TokenScope;
 }
 
+export const TOKEN_SCOPES: readonly TokenScope[] = ['user', 'admin'];
+
+/** Issued by the CLI (and with a new user): no API operation makes tokens, so no token can make an admin one. */
 export async function issueAccessToken(
   em: EntityManager,
   userId: string,
-  options: { expiresInSeconds?: number; label?: string } = {},
+  options: { expiresInSeconds?: number; label?: string; scope?: TokenScope } = {},
 ): Promise<IssuedToken> {
   const user = await em.findOne(User, { id: userId });
   if (!user) throw new AppError('not_found', { message: `no user ${userId}` });
   if (options.expiresInSeconds !== undefined && !(Number.isInteger(options.expiresInSeconds) && options.expiresInSeconds > 0)) {
     throw AppError.badRequest([{ field: 'expires_in', problem: 'must be a whole number of seconds greater than 0' }]);
   }
+  if (options.scope !== undefined && !TOKEN_SCOPES.includes(options.scope)) {
+    throw AppError.badRequest([{ field: 'scope', problem: `must be one of ${TOKEN_SCOPES.join(', ')}` }]);
+  }
   const token = generateAccessToken();
   const record = em.create(AccessToken, {
     user,
     tokenHash: hashToken(token),
     label: options.label,
+    scope: options.scope ?? 'user',
     expiresAt: options.expiresInSeconds ? new Date(Date.now() + options.expiresInSeconds * 1000) : undefined,
   });
   await em.persistAndFlush(record);
-  return { token_id: record.id, token, expires_at: record.expiresAt?.toISOString() ?? null };
+  return { token_id: record.id, token, expires_at: record.expiresAt?.toISOString() ?? null, scope: record.scope };
 }
 
 /**
@@ -52,13 +60,16 @@ export async function revokeAccessToken(em: EntityManager, tokenId: string): Pro
 
 /** The actor a raw token stands for, or null when it is unknown, expired or revoked. Every request asks: a lean read. */
 export async function authenticateAccessToken(orm: Orm, token: string): Promise<Actor | null> {
-  const rows = await leanRows<{ id: string; user_id: string; expires_at: string | null }>(
+  const rows = await leanRows<{ id: string; user_id: string; expires_at: string | null; scope: TokenScope }>(
     orm,
-    'select id, user_id, expires_at from access_tokens where token_hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
+    'select id, user_id, expires_at, scope from access_tokens where token_hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
     [hashToken(token)],
   );
   const row = rows[0];
-  return row ? { userId: row.user_id, tokenId: row.id, expiresAt: dateOf(row.expires_at) } : null;
+  if (!row) return null;
+  const actor: Actor = { userId: row.user_id, tokenId: row.id, expiresAt: dateOf(row.expires_at) };
+  if (row.scope === 'admin') actor.admin = true;
+  return actor;
 }
 
 /** Which of these tokens still work (neither revoked nor expired). */

@@ -7,9 +7,12 @@ import { AccessToken } from './access-token.entity';
 import { User } from './user.entity';
 import { UserResolver } from './user.resolver';
 
-export { accessTokenVerifier, issueAccessToken, revokeAccessToken, type IssuedToken } from './access-tokens';
+export { accessTokenVerifier, issueAccessToken, revokeAccessToken, TOKEN_SCOPES, type IssuedToken } from './access-tokens';
+export { type TokenScope } from './access-token.entity';
 export { createUser } from './create-user';
 export { DEV_USER_EMAIL, ensureDevUser } from './dev-user';
+export { setStampFee, stampFeeOf } from './stamp-fee';
+export { unknownUser } from './unknown-user';
 export { User } from './user.entity';
 
 export const usersModule: ModuleManifest = { name: 'users', entities: [User, AccessToken], resolvers: [UserResolver] };

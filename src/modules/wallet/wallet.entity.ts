@@ -16,7 +16,8 @@ export class Wallet {
   updatedAt: Opt<Date> = new Date();
 }
 
-export type WalletEntryKind = 'credit' | 'charge' | 'refund';
+/** `credit` and `debit` are manual (an admin, or a credit from the CLI); `charge` and `refund` are the service's. */
+export type WalletEntryKind = 'credit' | 'debit' | 'charge' | 'refund';
 
 /** The ledger: every change of a balance is one row, and the balance after it. */
 @Entity({ tableName: 'wallet_entries' })
@@ -31,7 +32,7 @@ export class WalletEntry {
   @Property({ type: 'string', length: 16 })
   kind!: WalletEntryKind;
 
-  /** Signed: credits and refunds are positive, charges negative. */
+  /** Signed: credits and refunds are positive, charges and debits negative. */
   @Property({ type: new BigIntType('bigint') })
   amountPaise!: bigint;
 
@@ -44,6 +45,16 @@ export class WalletEntry {
   /** What the entry is about (an order id, a refunded instance id); null for manual credits. */
   @Property({ type: 'string', length: 64, nullable: true })
   reference?: string;
+
+  /**
+   * Who made a manual entry: the user and token of the admin token used; null for the service's own charges and
+   * refunds and for credits from the operator's CLI. Plain ids, not foreign keys: the ledger outlives them.
+   */
+  @Property({ type: 'string', length: 64, nullable: true })
+  actorUserId?: string;
+
+  @Property({ type: 'string', length: 64, nullable: true })
+  actorTokenId?: string;
 
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();

@@ -10,12 +10,18 @@ import { PageOf } from '../../platform/graphql/page-type';
 @ObjectType('WalletEntry', { simpleResolvers: true })
 export class WalletEntryType {
   @Field() entry_id!: string;
-  @Field({ description: '`credit`, `charge` or `refund`.' }) kind!: string;
-  @Field({ description: 'Rupees; negative for charges.' }) amount!: string;
+  @Field({ description: '`credit`, `debit`, `charge` or `refund`.' }) kind!: string;
+  @Field({ description: 'Rupees; negative for charges and debits.' }) amount!: string;
   @Field({ description: 'Rupees.' }) balance_after!: string;
   @Field() description!: string;
   @Field(() => String, { nullable: true, description: 'The order or stamp instance the entry is about.' }) reference!:
     string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The user whose admin token made the entry (admin credits and debits); null for the service's charges and refunds and for the operator's CLI credits.",
+  })
+  performed_by!: string | null;
   @Field() created_at!: Date;
 }
 
@@ -32,7 +38,7 @@ export class WalletType {
 @ObjectType('WalletLedgerPage', { simpleResolvers: true })
 export class WalletLedgerPageType extends PageOf(WalletEntryType) {}
 
-function toEntry(entry: WalletEntry): WalletEntryType {
+export function toWalletEntryView(entry: WalletEntry): WalletEntryType {
   return {
     entry_id: entry.id,
     kind: entry.kind,
@@ -40,6 +46,7 @@ function toEntry(entry: WalletEntry): WalletEntryType {
     balance_after: formatRupees(entry.balanceAfterPaise),
     description: entry.description,
     reference: entry.reference ?? null,
+    performed_by: entry.actorUserId ?? null,
     created_at: entry.createdAt,
   };
 }
@@ -49,20 +56,20 @@ export class WalletResolver {
   @Query(() => WalletType, { description: 'Your wallet balance and latest ledger entries.' })
   async wallet(@Ctx() ctx: RequestContext): Promise<WalletType> {
     const [balance, recent] = await Promise.all([
-      walletBalance(ctx.em, ctx.actor),
-      listLedger(ctx.em.fork(), ctx.actor, { page: 1, size: 20 }),
+      walletBalance(ctx.em, ctx.actor.userId),
+      listLedger(ctx.em.fork(), ctx.actor.userId, { page: 1, size: 20 }),
     ]);
     return {
       user_id: ctx.actor.userId,
       balance: formatRupees(balance),
       currency: 'INR',
-      recent_entries: recent.items.map(toEntry),
+      recent_entries: recent.items.map(toWalletEntryView),
     };
   }
 
   @Query(() => WalletLedgerPageType, { description: 'Your wallet ledger, newest first.' })
   async walletLedger(@Args() args: PageArgs, @Ctx() ctx: RequestContext): Promise<WalletLedgerPageType> {
-    const page = await listLedger(ctx.em, ctx.actor, args);
-    return { items: page.items.map(toEntry), has_next: page.has_next };
+    const page = await listLedger(ctx.em, ctx.actor.userId, args);
+    return { items: page.items.map(toWalletEntryView), has_next: page.has_next };
   }
 }

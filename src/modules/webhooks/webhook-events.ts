@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = {
   'stamp.order.completed': 'every stamp of the order is procured or rejected; data: the order',
   'wallet.charged': 'the wallet was charged; data: the ledger entry as GET wallet/ledger lists it',
   'wallet.refunded': 'money went back to the wallet; data: the ledger entry',
+  'wallet.credited': 'an admin credited the wallet; data: the ledger entry',
+  'wallet.debited': 'an admin debited the wallet; data: the ledger entry',
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;

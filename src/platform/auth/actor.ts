@@ -4,6 +4,11 @@ export interface Actor {
   tokenId: string;
   /** When the token stops working; long-lived connections opened with it close then. Absent: never. */
   expiresAt?: Date;
+  /**
+   * True for a token of the admin scope (issued by the CLI): it may act on any user's account through the admin
+   * operations (see require-admin.ts). Absent or false: the user's own token.
+   */
+  admin?: boolean;
 }
 
 /**

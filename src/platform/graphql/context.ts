@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor';
+import type { RequestOrigin } from '../http/request-origin';
 import type { AppServices } from '../services';
 import { createLoaders, type Loaders } from './loaders';
 
@@ -11,15 +12,18 @@ export interface RequestContext {
   services: AppServices;
   /** The `Idempotency-Key` request header, for operations that honour it. */
   idempotencyKey?: string;
+  /** Where the request came from (address, browser), for the audit rows of admin operations. */
+  origin?: RequestOrigin;
 }
 
 export function createRequestContext(
   services: AppServices,
   actor: Actor,
   headers?: Record<string, string | string[] | undefined>,
+  origin?: RequestOrigin,
 ): RequestContext {
   const key = headers?.['idempotency-key'];
-  return new LazyRequestContext(services, actor, typeof key === 'string' ? key : undefined);
+  return new LazyRequestContext(services, actor, typeof key === 'string' ? key : undefined, origin);
 }
 
 /** Forks its entity manager (and makes its loaders) on first use: the hottest reads never touch the ORM. */
@@ -31,6 +35,7 @@ class LazyRequestContext implements RequestContext {
     readonly services: AppServices,
     readonly actor: Actor,
     readonly idempotencyKey: string | undefined,
+    readonly origin: RequestOrigin | undefined,
   ) {}
 
   get em(): EntityManager {

@@ -12,6 +12,7 @@ import { GRAPHQL_MAX_REQUEST_BYTES } from '../graphql/limits';
 import { operationLimitsPlugin } from '../graphql/operation-limits';
 import { validationRules } from '../graphql/schema';
 import { ratePolicies, takeRequest } from '../rate-limit/enforce';
+import { requestOrigin } from './request-origin';
 import type { AppServices } from '../services';
 
 export interface GraphqlHttpOptions {
@@ -77,7 +78,7 @@ export async function mountGraphqlHttp(
     graphqlUploadExpress({ maxFileSize: maxUploadBytes + 1, maxFiles: 1, maxFieldSize: GRAPHQL_MAX_REQUEST_BYTES }),
     express.json({ limit: GRAPHQL_MAX_REQUEST_BYTES }),
     expressMiddleware(apollo, {
-      context: async ({ req, res }) => createRequestContext(services, res.locals.actor, req.headers),
+      context: async ({ req, res }) => createRequestContext(services, res.locals.actor, req.headers, requestOrigin(req)),
     }),
     graphqlHttpErrorHandler(log),
   );

@@ -14,6 +14,7 @@ import { prepareOperation } from '../graphql/prepare-operation';
 import { subscribeSharingResults } from '../graphql/shared-subscribe';
 import { validationRules } from '../graphql/schema';
 import { ratePolicies, takeRequest } from '../rate-limit/enforce';
+import { socketOrigin } from './request-origin';
 import type { AppServices } from '../services';
 
 /**
@@ -88,7 +89,7 @@ export function mountGraphqlWs(server: http.Server, services: AppServices, schem
       },
       // Queries and mutations sent over the socket run as over HTTP (input checks, compiled execution).
       execute: (args) => executeOperation(args),
-      context: (ctx) => createRequestContext(services, ctx.extra.actor!),
+      context: (ctx) => createRequestContext(services, ctx.extra.actor!, undefined, socketOrigin(ctx.extra.request)),
       subscribe: (args) =>
         subscribeSharingResults(
           args,

@@ -5,7 +5,9 @@ import { useSofa } from 'sofa-api';
 import type { Request, Response as ExpressResponse } from 'express';
 import { AppError, findAppError } from '../errors';
 import { createRequestContext } from '../graphql/context';
+import { requestOrigin } from '../http/request-origin';
 import { executeOperation } from '../graphql/execute';
+import { RUPEES_JSON_SCHEMA } from '../graphql/rupees';
 import type { Logger } from '../logger';
 import type { AppServices } from '../services';
 import { errorEnvelope, successEnvelope } from './envelope';
@@ -66,11 +68,12 @@ export function createSofaHandler(services: AppServices, schema: GraphQLSchema, 
     customScalars: {
       Upload: { type: 'string', format: 'binary' },
       DateTimeISO: { type: 'string', format: 'date-time' },
+      Rupees: RUPEES_JSON_SCHEMA,
     },
     openAPI: { info: { title: 'Esign API', version: '2.0.0' } },
     swaggerUI: { endpoint: false },
     context: ({ req, res }: { req: Request; res: ExpressResponse }) =>
-      createRequestContext(services, res.locals.actor, req.headers),
+      createRequestContext(services, res.locals.actor, req.headers, requestOrigin(req)),
     // SOFA answers with `data[field]`; wrapping that value is how its success responses get the envelope.
     execute: (async (args: ExecutionArgs) => {
       const result = await executeOperation(args);

@@ -14,6 +14,7 @@ import { Migration20261123202841_ListOrder } from './Migration20261123202841_Lis
 import { Migration20261123205121_RateLimits } from './Migration20261123205121_RateLimits';
 import { Migration20261124010000_AllStatesReferenceData } from './Migration20261124010000_AllStatesReferenceData';
 import { Migration20261124013811_Webhooks } from './Migration20261124013811_Webhooks';
+import { Migration20261124040932_AdminScope } from './Migration20261124040932_AdminScope';
 import { Migration20261124041000_StampInstanceHistory } from './Migration20261124041000_StampInstanceHistory';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
@@ -33,5 +34,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123205121_RateLimits', class: Migration20261123205121_RateLimits },
   { name: 'Migration20261124010000_AllStatesReferenceData', class: Migration20261124010000_AllStatesReferenceData },
   { name: 'Migration20261124013811_Webhooks', class: Migration20261124013811_Webhooks },
+  { name: 'Migration20261124040932_AdminScope', class: Migration20261124040932_AdminScope },
   { name: 'Migration20261124041000_StampInstanceHistory', class: Migration20261124041000_StampInstanceHistory },
 ];
