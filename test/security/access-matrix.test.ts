@@ -601,16 +601,15 @@ const REST: Record<string, RestSpec> = {
   },
   'GET /stamps/instance': {
     call: (ids) => ({ method: 'GET', path: '/stamps/instance', query: { client_id: ids.stamp } }),
-    owner: (data, ids) =>
-      expect(data).toMatchObject({
-        stamp_id: ids.stamp,
-        order_id: ids.order,
-        status: 'available',
-        history: [
-          { from_status: null, status: 'pending' },
-          { from_status: 'pending', status: 'available' },
-        ],
-      }),
+    // Other operations of the matrix reserve and release the stamp: its history starts the same whatever ran first.
+    owner: (data, ids) => {
+      expect(data).toMatchObject({ stamp_id: ids.stamp, order_id: ids.order });
+      expect(data.history.slice(0, 2)).toMatchObject([
+        { from_status: null, status: 'pending' },
+        { from_status: 'pending', status: 'available' },
+      ]);
+      expect(data.history.at(-1).status).toBe(data.status);
+    },
     foreign: { refused: NOT_FOUND },
   },
   'GET /wallet': {
