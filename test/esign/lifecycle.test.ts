@@ -285,7 +285,7 @@ describe('session lifecycle', () => {
       const badStatus = await page({ page: 1, size: 10, status: 'done' });
       expect(badStatus.status).toBe(400);
       expect(badStatus.body.errors).toEqual([
-        { field: 'status', problem: 'must be one of pending, completed, expired, cancelled' },
+        { field: 'status', problem: 'must be one of pending, completed, expired, cancelled, declined' },
       ]);
       const badPage = await page({ page: 0, size: 101 });
       expect(badPage.status).toBe(400);

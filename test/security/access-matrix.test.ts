@@ -1541,6 +1541,7 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     'POST /face',
     'POST /aadhaar/otp',
     'POST /sign',
+    'POST /decline',
   ];
 
   it('the table has exactly the routes of the signer API router', () => {
@@ -1564,7 +1565,12 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     const response = await fetch(new URL(`/signer-api${path}`, w.app.url), {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': path === '/face' ? 'image/png' : 'application/json' },
-      body: method === 'GET' ? undefined : path === '/face' ? new Uint8Array(makePng(20, 20)) : JSON.stringify({ consent: true }),
+      body:
+        method === 'GET'
+          ? undefined
+          : path === '/face'
+            ? new Uint8Array(makePng(20, 20))
+            : JSON.stringify({ consent: true, reason: 'not mine' }),
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ data: null, status_code: 401, message: 'unauthorized', success: false });

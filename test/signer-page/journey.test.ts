@@ -111,7 +111,7 @@ describe.skipIf(!hasChromium)('the signer journey, end to end in a browser', () 
       await expect.poll(() => heading.textContent()).toBe('Confirm your location');
       await page.getByRole('button', { name: 'Share my location' }).click();
       await expect
-        .poll(() => page.locator('.action-error').textContent())
+        .poll(() => page.locator('.step .action-error').textContent())
         .toMatch(/you are 8\d\d\.\d km from the signing location/i);
       await first.context.setGeolocation(NEAR_OFFICE);
       await page.getByRole('button', { name: 'Share my location' }).click();
@@ -135,7 +135,7 @@ describe.skipIf(!hasChromium)('the signer journey, end to end in a browser', () 
       await picker.setInputFiles({ name: 'someone-else.jpg', mimeType: 'image/jpeg', buffer: sampleFaceJpeg(6, 3) });
       await page.getByRole('button', { name: 'Use this photo' }).click();
       await expect
-        .poll(() => page.locator('.action-error').textContent(), { timeout: 30_000 })
+        .poll(() => page.locator('.step .action-error').textContent(), { timeout: 30_000 })
         .toMatch(
           /^The photo does not match the reference photo\. The face does not match \(score [\d.]+, 80 needed\); 2 attempt\(s\) left\.$/,
         );

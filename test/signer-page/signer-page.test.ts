@@ -500,7 +500,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await expect.poll(() => focusedId(page)).toBe(await code.getAttribute('id'));
       expect(await page.locator('.step').innerText()).toContain('We sent a code to a***@example.com.');
       await page.getByRole('button', { name: 'Send a new code' }).click();
-      await expect.poll(() => page.locator('.action-error').textContent()).toBe('Wait 30 seconds before asking for a new code.');
+      await expect.poll(() => page.locator('.step .action-error').textContent()).toBe('Wait 30 seconds before asking for a new code.');
       await code.fill('000000');
       await page.getByRole('button', { name: 'Verify code' }).click();
       await expect.poll(() => code.getAttribute('aria-invalid')).toBe('true');
@@ -527,7 +527,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await context.setGeolocation({ ...home, accuracy: 12 });
       await page.getByRole('button', { name: 'Try again' }).click();
       await expect
-        .poll(() => page.locator('.action-error').textContent())
+        .poll(() => page.locator('.step .action-error').textContent())
         .toBe('You are 2.1 km from the agreed place; signing is allowed within 500 m.');
       await expect.poll(() => page.locator('#announcer').textContent()).toContain('2.1 km');
       await page.getByRole('button', { name: 'Try again' }).click();
@@ -539,7 +539,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await page.getByRole('button', { name: 'Take photo' }).click();
       await page.getByRole('button', { name: 'Use this photo' }).click();
       await expect
-        .poll(() => page.locator('.action-error').textContent())
+        .poll(() => page.locator('.step .action-error').textContent())
         .toBe('The photo does not match the reference photo. 2 attempt(s) left.');
       await page
         .getByLabel('Or choose a photo of your face')
@@ -597,6 +597,62 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       expect(unexpected(errors, 409)).toEqual([]);
     } finally {
       await close();
+    }
+  });
+
+  it('declines with a reason (required), which ends the request; the other signer’s link then says so', async () => {
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, {
+        sender: 'Priya Menon',
+        signers: [signerInput({ full_name: 'Asha Rao' }), signerInput({ full_name: 'Vikram Singh' })],
+      }),
+    );
+    const [first, second] = session.signers;
+    // The second signer declines while it is not yet their turn.
+    const { page, errors, close } = await open(second.invite_url as string, PHONE);
+    try {
+      await page.locator('[data-step="waiting"]').waitFor();
+      const toggle = page.getByRole('button', { name: 'Decline to sign' });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+      await toggle.click();
+      expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+      const reason = page.getByLabel('Why do you decline?');
+      await expect.poll(() => reason.evaluate((el) => el === document.activeElement)).toBe(true);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      // Without a reason: the field says so, and nothing is sent.
+      await page.getByRole('button', { name: 'Decline and end this request' }).click();
+      await page.getByText('Say why you decline to sign.').waitFor();
+      expect(await reason.getAttribute('aria-invalid')).toBe('true');
+      expect((await details(session.client_id)).status).toBe('pending');
+
+      await reason.fill('The rent in clause 4 is wrong.');
+      await page.getByRole('button', { name: 'Decline and end this request' }).click();
+      await page.locator('[data-screen="declined"]').waitFor();
+      expect(await page.locator('h1').textContent()).toBe('You declined to sign “contract.pdf”');
+      expect(await page.locator('main').innerText()).toContain('Priya Menon has been told, with your reason: “The rent in clause 4 is wrong.”');
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+    const read = await details(session.client_id);
+    expect(read.status).toBe('declined');
+    expect(read.signers[1]).toMatchObject({ status: 'declined', decline_reason: 'The rent in clause 4 is wrong.' });
+
+    const other = await open(first.invite_url as string);
+    try {
+      await other.page.locator('[data-screen="declined"]').waitFor();
+      expect(await other.page.locator('h1').textContent()).toBe('This signing request has ended');
+      expect(await other.page.locator('main').innerText()).toContain(
+        'Vikram Singh declined to sign “contract.pdf”, so nobody can sign it any more.',
+      );
+      expect(await other.page.getByRole('button').count()).toBe(0);
+      expect(await seriousAxeViolations(other.page)).toEqual([]);
+      expect(other.errors).toEqual([]);
+    } finally {
+      await other.close();
     }
   });
 

@@ -16,6 +16,7 @@ export type AuditEventKind =
   | 'signer_failed'
   | 'session_completed'
   | 'session_cancelled'
+  | 'signer_declined'
   | 'session_expired'
   | 'completion_sent';
 

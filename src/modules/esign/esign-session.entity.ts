@@ -13,7 +13,7 @@ import type {
   StoredElement,
 } from './signer-state';
 
-export type SessionStatus = 'pending' | 'completed' | 'expired' | 'cancelled';
+export type SessionStatus = 'pending' | 'completed' | 'expired' | 'cancelled' | 'declined';
 export type SignType = 'aadhaar' | 'suresign' | 'pfx';
 
 export interface EmailTemplateOverrides {
@@ -219,6 +219,13 @@ export class Signer {
 
   @Property({ type: 'integer', default: 0 })
   failedAttempts: Opt<number> = 0;
+
+  /** Why the signer declined (required to decline); the session ended with it. */
+  @Property({ type: 'string', length: 500, nullable: true })
+  declineReason?: string;
+
+  @Property({ type: 'datetime', nullable: true })
+  declinedAt?: Date;
 
   @Property({ type: 'datetime', nullable: true })
   completedAt?: Date;

@@ -17,6 +17,7 @@ import { SignatureVerificationResolver } from './verify.resolver';
 export { EsignSession, Signer, type SignType } from './esign-session.entity';
 export { createSession } from './initialize-esign';
 export { planSession } from './plan-session';
+export { recordDecline } from './decline-session';
 export { recordSignature } from './record-signature';
 export { publishSignerChange, recordSessionWebhook } from './session-events';
 export { ElementInput, SignerInput, SignerLayoutInput, type SessionRequest } from './session.inputs';
@@ -25,7 +26,7 @@ export { EsignSessionType, toSessionView } from './session.types';
 export { ElementType, positionsOf } from './signer.types';
 export { queueOneTimeCode } from './signer-messages';
 export type { SignerLocation, StoredElement } from './signer-state';
-export { lockTurn, signerByToken } from './signer-turn';
+export { lockSigner, lockTurn, signerByToken } from './signer-turn';
 export { AUTH_MODES, checkLocation, LIMITS, planElements, SIGN_TYPES } from './validation';
 
 export const esignModule: ModuleManifest = {

@@ -8,7 +8,7 @@ import { expireDueSessions } from './expire-sessions';
 import { readOwnSessionRecord, type SessionRecord } from './session-rows';
 
 export const SESSION_NOT_FOUND = 'Esign client with the given client_id not found';
-const STATUSES: SessionStatus[] = ['pending', 'completed', 'expired', 'cancelled'];
+const STATUSES: SessionStatus[] = ['pending', 'completed', 'expired', 'cancelled', 'declined'];
 
 /** A read never shows a session pending after its expiry, even before the expiry job has run. */
 async function settleExpiry(services: AppServices, em: EntityManager, sessions: EsignSession[]): Promise<void> {

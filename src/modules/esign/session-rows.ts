@@ -69,6 +69,8 @@ export type SignerRecord = Pick<
   | 'emailVerifiedAt'
   | 'mobileVerifiedAt'
   | 'location'
+  | 'declineReason'
+  | 'declinedAt'
 > & { session: { id: string } };
 
 type Row = Record<string, any>;
@@ -80,7 +82,7 @@ const SESSION_COLUMNS = `id, user_id, sign_type, auth_mode, backend, file_id, cu
 const SIGNER_COLUMNS = `id, session_id, position, token_sealed, sign_type, auth_mode, max_retry, pfx_id, full_name, email,
   country_code, mobile, verify_email, verify_mobile, reason, accept_virtual_sign, verify_location, location_source,
   enforce_geofence, latitude, longitude, radius, elements, name_match, face_match, notification, aadhaar_cert_details,
-  status, email_verified_at, mobile_verified_at, location`;
+  status, email_verified_at, mobile_verified_at, location, decline_reason, declined_at`;
 
 /** The user's session, or null when there is none of that id (another user's session included). */
 export async function readOwnSessionRecord(orm: Orm, userId: string, clientId: string): Promise<SessionRecord | null> {
@@ -167,6 +169,8 @@ function signerRecordOf(row: Row): SignerRecord {
     status: row.status,
     emailVerifiedAt: dateOf(row.email_verified_at),
     mobileVerifiedAt: dateOf(row.mobile_verified_at),
+    declineReason: row.decline_reason ?? undefined,
+    declinedAt: dateOf(row.declined_at),
     location: optional(row.location),
   };
 }

@@ -79,7 +79,7 @@ export class EsignSessionType {
   @Field(() => Int)
   signer_idx!: number;
 
-  @Field({ description: '`pending`, `completed`, `expired` or `cancelled`.' })
+  @Field({ description: '`pending`, `completed`, `expired`, `cancelled` or `declined` (a signer declined).' })
   status!: string;
 
   @Field(() => String, { nullable: true, description: 'Given with a cancellation.' })

@@ -1,6 +1,6 @@
 /** The signer's stored state that is not a column of its own (JSON columns), and its statuses. */
 
-export type SignerStatus = 'pending' | 'completed' | 'failed';
+export type SignerStatus = 'pending' | 'completed' | 'failed' | 'declined';
 
 /** A placed item, as stored: pages refer to the uploaded PDF (zero-based), units are PDF points. */
 export interface StoredElement {

@@ -13,8 +13,11 @@ export async function signerByToken(em: EntityManager, token: string | null): Pr
   return signer;
 }
 
-/** Locks the session and checks that this signer may act now. */
-export async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+/**
+ * Locks the session and checks that this signer is still part of it: the session and the signer pending, whether
+ * or not it is their turn (a signer may decline before their turn comes).
+ */
+export async function lockSigner(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
   // `refresh`: the transaction's entity manager starts with a copy of the caller's identity map, whose rows
   // were read before the lock; what concurrent requests changed meanwhile must be read again under it.
   const session = await tx.findOneOrFail(
@@ -25,6 +28,12 @@ export async function lockTurn(tx: EntityManager, found: Signer): Promise<{ sess
   const signer = await tx.findOneOrFail(Signer, { id: found.id }, { refresh: true });
   if (session.status !== 'pending') throw new AppError('conflict', { message: `the session is ${session.status}` });
   if (signer.status !== 'pending') throw new AppError('conflict', { message: `this signer is ${signer.status}` });
+  return { session, signer };
+}
+
+/** Locks the session and checks that this signer may act now. */
+export async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+  const { session, signer } = await lockSigner(tx, found);
   if (signer.position !== session.signerIdx) throw new AppError('conflict', { message: 'it is not this signer’s turn yet' });
   return { session, signer };
 }

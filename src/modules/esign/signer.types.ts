@@ -192,7 +192,7 @@ export class SignerType {
   @Field()
   accept_virtual_sign!: boolean;
 
-  @Field({ description: '`pending`, `completed` or `failed`.' })
+  @Field({ description: '`pending`, `completed`, `failed` or `declined` (added).' })
   status!: string;
 
   @Field(() => [ElementType])
@@ -243,6 +243,12 @@ export class SignerType {
 
   @Field(() => SignerLocationType, { nullable: true, description: 'The recorded position, once the location check passed.' })
   location!: SignerLocationType | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the signer declined (added by this service).' })
+  decline_reason!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the signer declined (added by this service).' })
+  declined_at!: Date | null;
 }
 
 /** Where each signature appearance lands in the current PDF (stamp pages shift every page). */
@@ -289,5 +295,7 @@ export function toSignerView(signer: SignerRecord, session: EsignSessionType, to
     email_verified_at: signer.emailVerifiedAt ?? null,
     mobile_verified_at: signer.mobileVerifiedAt ?? null,
     location: signer.location ?? null,
+    decline_reason: signer.declineReason ?? null,
+    declined_at: signer.declinedAt ?? null,
   };
 }

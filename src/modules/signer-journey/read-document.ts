@@ -25,7 +25,7 @@ export async function readSignerDocument(
 ): Promise<SignerDocument> {
   const signer = await signerByToken(em, token);
   const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
-  if (session.status === 'cancelled' || session.status === 'expired')
+  if (session.status === 'cancelled' || session.status === 'expired' || session.status === 'declined')
     throw new AppError('conflict', { message: `the session is ${session.status}` });
   if (session.status === 'completed' && !session.allowDownload)
     throw new AppError('conflict', { message: 'downloading the signed document is not allowed' });

@@ -10,6 +10,7 @@ import type { AppServices } from '../../platform/services';
 import { requestOrigin } from '../audit';
 import { signerByToken } from '../esign';
 import { startAadhaarSigning } from './aadhaar-signing';
+import { declineAsSigner } from './decline';
 import { recordSignerLocation } from './checks/location-check';
 import { checkFace, FACE_PHOTO_MAX_BYTES } from './checks/face-check';
 import { sendOneTimeCode, verifyOneTimeCode } from './checks/one-time-codes';
@@ -106,6 +107,14 @@ export function createSignerApi(services: AppServices): express.Router {
     handle(async (req, res, em, token) => {
       const body = bodyOf(req) as { consent?: boolean; transaction_id?: string; otp?: string };
       await signAsSigner(services, em, token, body, requestOrigin(req));
+      sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
+    }),
+  );
+  router.post(
+    '/decline',
+    json,
+    handle(async (req, res, em, token) => {
+      await declineAsSigner(services, em, token, bodyOf(req), requestOrigin(req));
       sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),
   );

@@ -31,6 +31,7 @@ export async function signerView(em: EntityManager, signer: Signer) {
   const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
   const signers = await em.find(Signer, { session }, { orderBy: { position: 'asc' } });
   const current = signers.find((s) => s.position === session.signerIdx);
+  const decliner = signers.find((s) => s.status === 'declined');
   return {
     session: {
       client_id: session.id,
@@ -43,6 +44,8 @@ export async function signerView(em: EntityManager, signer: Signer) {
       redirect_url: session.redirectUrl ?? null,
       email_template_overrides: session.emailTemplateOverrides ?? null,
       expires_at: session.expiresAt,
+      // Who ended the session by declining (their reason is theirs and the owner's to read).
+      declined_by: decliner ? decliner.fullName : null,
     },
     signer: {
       signer_id: signer.id,
@@ -50,6 +53,7 @@ export async function signerView(em: EntityManager, signer: Signer) {
       sign_type: signer.signType,
       reason: signer.reason ?? null,
       status: signer.status,
+      decline_reason: signer.declineReason ?? null,
       eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signerIdx,
       positions: positionsOf(signer.elements, session.stampPageCount),
       // Where this signer's signature goes, on the pages of the current document (stamp pages come first).

@@ -7,6 +7,7 @@ export const WEBHOOK_EVENT_TYPES = {
   'esign.session.completed': 'the last signer signed; data: the session',
   'esign.session.expired': 'the session expired unsigned; data: the session',
   'esign.session.cancelled': 'the owner cancelled the session; data: the session',
+  'esign.session.declined': 'a signer declined to sign (with a reason), which ends the session; data: the session, and `signer_id`',
   'stamp.order.created': 'a stamp order was created; data: the order as GET stamps/order-status shows it',
   'stamp.order.progress': 'stamps of the order were procured or rejected (at most one every 5 s per order); data: the order',
   'stamp.order.completed': 'every stamp of the order is procured or rejected; data: the order',

@@ -16,6 +16,7 @@ import { Migration20261124010000_AllStatesReferenceData } from './Migration20261
 import { Migration20261124013811_Webhooks } from './Migration20261124013811_Webhooks';
 import { Migration20261124040932_AdminScope } from './Migration20261124040932_AdminScope';
 import { Migration20261124041000_StampInstanceHistory } from './Migration20261124041000_StampInstanceHistory';
+import { Migration20261124050000_SignerDecline } from './Migration20261124050000_SignerDecline';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124013811_Webhooks', class: Migration20261124013811_Webhooks },
   { name: 'Migration20261124040932_AdminScope', class: Migration20261124040932_AdminScope },
   { name: 'Migration20261124041000_StampInstanceHistory', class: Migration20261124041000_StampInstanceHistory },
+  { name: 'Migration20261124050000_SignerDecline', class: Migration20261124050000_SignerDecline },
 ];

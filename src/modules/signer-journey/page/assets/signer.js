@@ -5,7 +5,7 @@
 import { ApiError, describeError, getDocument, getJson, tokenFromPath } from './api.js';
 import { announce, focusHeading, formatDateTime, h } from './dom.js';
 import { loadPdfjs, showDocument } from './document-view.js';
-import { aadhaarSignStep, consentSignStep, faceStep, locationStep, otpCheckStep, stepTitle } from './steps.js';
+import { aadhaarSignStep, consentSignStep, declineSection, faceStep, locationStep, otpCheckStep, stepTitle } from './steps.js';
 
 const PLATFORM_NAME = document.querySelector('meta[name="platform-name"]').content;
 const screen = document.getElementById('screen');
@@ -151,6 +151,17 @@ function showClosed(view) {
       paragraphs: [
         `${requesterOf(session) ?? 'The sender'} cancelled the request to sign ${quoted(session.filename)}. There is nothing more to do here.`,
       ],
+    });
+  }
+  if (session.status === 'declined') {
+    const mine = signer.status === 'declined';
+    return messageScreen({
+      screenName: 'declined',
+      tone: mine ? 'info' : 'problem',
+      title: mine ? `You declined to sign ${quoted(session.filename)}` : 'This signing request has ended',
+      paragraphs: mine
+        ? [`${who === 'the sender' ? 'The sender has' : `${who} has`} been told, with your reason: “${signer.decline_reason}”.`, 'You can close this page.']
+        : [`${session.declined_by ?? 'Another signer'} declined to sign ${quoted(session.filename)}, so nobody can sign it any more.`],
     });
   }
   if (session.status === 'expired') {
@@ -329,7 +340,7 @@ function showSteps(view, { focus, message }) {
   else if (view.signer.sign_type === 'aadhaar') step = aadhaarSignStep(ctx, view);
   else step = consentSignStep(ctx, view);
   slot.append(step);
-  layout.panel.replaceChildren(progressOf(view, current) ?? '', noticeOf(message) ?? '', slot);
+  layout.panel.replaceChildren(progressOf(view, current) ?? '', noticeOf(message) ?? '', slot, declineSection(() => load()));
   if (focus === 'step') focusHeading(step.querySelector('h2'));
 }
 
@@ -357,6 +368,7 @@ function showWaiting(view, { focus, message }) {
       ),
       check,
     ),
+    declineSection(() => load()),
   );
   if (focus === 'step') focusHeading(heading);
 }
@@ -400,7 +412,8 @@ async function load({ message } = {}) {
   document.title = `Sign ${view.session.filename} – ${brandOf(view.session).name}`;
   const { session, signer } = view;
 
-  if (session.status === 'cancelled' || session.status === 'expired' || signer.status === 'failed') showClosed(view);
+  const ended = ['cancelled', 'expired', 'declined'].includes(session.status);
+  if (ended || signer.status === 'failed') showClosed(view);
   else if (session.status === 'completed' || signer.status === 'completed') showFinished(view);
   else {
     if (!layout) buildLayout(view);
