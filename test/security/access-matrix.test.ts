@@ -65,6 +65,8 @@ interface Ids {
   asset: string;
   /** A pending session (suresign, one signer). */
   session: string;
+  /** That session's signer. */
+  signer: string;
   /** A completed session (signed through the signer API). */
   completed: string;
   template: string;
@@ -83,6 +85,7 @@ const ID_PREFIX: Ids = {
   pdf: 'file_',
   asset: 'file_',
   session: 'esign_',
+  signer: 'signer_',
   completed: 'esign_',
   template: 'template_',
   order: 'stamp_',
@@ -389,9 +392,10 @@ async function ownerGql(call: GqlCall): Promise<Json> {
   return answer.body.data;
 }
 
-const freshSession = async (): Promise<Partial<Ids>> => ({
-  session: (await createSession(w.app, w.owner.token, sessionBody(w.ids.pdf))).client_id,
-});
+const freshSession = async (): Promise<Partial<Ids>> => {
+  const session = await createSession(w.app, w.owner.token, sessionBody(w.ids.pdf));
+  return { session: session.client_id, signer: session.signers[0].signer_id as string };
+};
 const freshTemplate = async (): Promise<Partial<Ids>> => ({
   template: (await ownerRest({ method: 'POST', path: '/templates/save', json: templateBody(w.ids.pdf) })).client_id,
 });
@@ -492,6 +496,12 @@ const REST: Record<string, RestSpec> = {
     call: (ids) => ({ method: 'POST', path: '/esign/cancel', json: { client_id: ids.session, reason: 'access matrix' } }),
     fresh: freshSession,
     owner: (data, ids) => expect(data).toMatchObject({ client_id: ids.session, status: 'cancelled' }),
+    foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
+  },
+  'POST /esign/resend-invite': {
+    call: (ids) => ({ method: 'POST', path: '/esign/resend-invite', json: { client_id: ids.session, signer_id: ids.signer } }),
+    fresh: freshSession,
+    owner: (data, ids) => expect(data).toMatchObject({ client_id: ids.session, signer_id: ids.signer, messages: 1 }),
     foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
   },
   'GET /esign/list': {
@@ -902,6 +912,13 @@ const GQL: Record<string, GqlSpec> = {
     call: (ids) => mutationFromBody('cancelEsign', { client_id: ids.session, reason: 'access matrix' }, '{ client_id status }'),
     fresh: freshSession,
     owner: REST['POST /esign/cancel'].owner,
+    foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
+  },
+  'Mutation.resendInvite': {
+    call: (ids) =>
+      mutationFromBody('resendInvite', { client_id: ids.session, signer_id: ids.signer }, '{ client_id signer_id messages }'),
+    fresh: freshSession,
+    owner: REST['POST /esign/resend-invite'].owner,
     foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
   },
   'Mutation.saveTemplate': {
@@ -1409,6 +1426,7 @@ beforeAll(async () => {
     pdf,
     asset,
     session: pending.client_id,
+    signer: pending.signers[0].signer_id,
     completed: toComplete.client_id,
     template,
     order: ownerStamps.order,

@@ -17,6 +17,7 @@ export type AuditEventKind =
   | 'session_completed'
   | 'session_cancelled'
   | 'signer_declined'
+  | 'invite_resent'
   | 'session_expired'
   | 'completion_sent';
 

@@ -21,6 +21,13 @@ export const esignRestRoutes: RestRoute[] = [
     summary: 'Cancel a pending session (added by this service).',
   },
   {
+    method: 'POST',
+    path: '/esign/resend-invite',
+    operation: 'Mutation.resendInvite',
+    summary:
+      'Send the invite of the signer whose turn it is again (`client_id`, `signer_id`); at most 3 times an hour per signer (added by this service).',
+  },
+  {
     method: 'GET',
     path: '/esign/list',
     operation: 'Query.esignSessions',

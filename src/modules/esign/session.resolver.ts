@@ -1,4 +1,17 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  FieldResolver,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
 import { ownedOrNotFound, ownedOrNull } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
@@ -6,12 +19,13 @@ import { PageArgs } from '../../platform/graphql/paging';
 import { FileInfoType, toFileInfo } from '../files';
 import { StampInstanceType, toStampView, MAX_EXPLICIT_STAMPS } from '../stamps';
 import { cancelSession } from './cancel-session';
+import { resendInvite } from './resend-invite';
 import { downloadSignedPdf } from './download-signed-pdf';
 import { initializeEsign } from './initialize-esign';
 import { getOwnSession, listOwnSessions, readOwnSession } from './read-sessions';
 import { EmailTemplateOverridesInput, SignerInput, StampRequestInput, type SessionRequest } from './session.inputs';
 import { sessionTopic, type SessionEvent } from './session-events';
-import { EsignSessionPageType, EsignSessionType, SignedPdfDownloadType, toSessionView } from './session.types';
+import { EsignSessionPageType, EsignSessionType, ResentInviteType, SignedPdfDownloadType, toSessionView } from './session.types';
 import { ElementType, SignerType, toSignerView } from './signer.types';
 import { inviteUrl, signerTokenBox } from './signer-token';
 import { MaxItems } from '../../platform/graphql/operation-limits';
@@ -102,6 +116,17 @@ export class EsignSessionResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<EsignSessionType> {
     return toSessionView(await cancelSession(ctx.services, ctx.em, ctx.actor, { client_id: clientId, reason }));
+  }
+
+  @Mutation(() => ResentInviteType, {
+    description: 'Send the invite of the signer whose turn it is again (at most 3 times an hour per signer).',
+  })
+  resendInvite(
+    @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
+    @Arg('signer_id', () => String, { nullable: true }) signerId: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ResentInviteType> {
+    return resendInvite(ctx.services, ctx.em, ctx.actor, { client_id: clientId, signer_id: signerId }, ctx.origin);
   }
 
   @Subscription(() => EsignSessionType, {

@@ -1,6 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { PageOf } from '../../platform/graphql/page-type';
 import type { SessionRecord } from './session-rows';
+import type { ResentInvite } from './resend-invite';
 
 @ObjectType('EmailTemplateOverrides', { simpleResolvers: true })
 export class EmailTemplateOverridesType {
@@ -142,4 +143,13 @@ export function toSessionView(session: SessionRecord): EsignSessionType {
     template_version: session.templateVersion ?? null,
     stamp_page_count: session.stampPageCount,
   };
+}
+
+@ObjectType('ResentInvite', { simpleResolvers: true })
+export class ResentInviteType implements ResentInvite {
+  @Field() client_id!: string;
+  @Field() signer_id!: string;
+  @Field(() => Int, { description: 'Messages queued: one per channel (email, WhatsApp, or SMS when neither).' })
+  messages!: number;
+  @Field(() => Int) resends_left_this_hour!: number;
 }

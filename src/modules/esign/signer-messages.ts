@@ -91,8 +91,10 @@ export async function queueInvite(
   tx: EntityManager,
   session: EsignSession,
   signer: Signer,
+  options: { byHand?: boolean } = {},
 ): Promise<string[]> {
-  if (!signer.notification.invite) return [];
+  // An owner who resends by hand asks for it: the signer's `invite` flag is about the automatic one.
+  if (!signer.notification.invite && !options.byHand) return [];
   const token = signerTokenBox(services.config.secretsEncryptionKey).openText(signer.tokenSealed);
   const message = renderInvite(brandOf(services, session), {
     signerName: signer.fullName,
