@@ -504,6 +504,17 @@ const REST: Record<string, RestSpec> = {
     owner: (data, ids) => expect(data).toMatchObject({ client_id: ids.session, signer_id: ids.signer, messages: 1 }),
     foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
   },
+  'POST /esign/reassign-signer': {
+    call: (ids) => ({
+      method: 'POST',
+      path: '/esign/reassign-signer',
+      json: { client_id: ids.session, signer_id: ids.signer, full_name: 'Meera Iyer' },
+    }),
+    fresh: freshSession,
+    owner: (data, ids) =>
+      expect(data.signers[0]).toMatchObject({ signer_id: ids.signer, full_name: 'Meera Iyer', status: 'pending' }),
+    foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
+  },
   'GET /esign/list': {
     call: () => ({ method: 'GET', path: '/esign/list', query: { size: 100 } }),
     owner: (data, ids) => expect(itemIds(data.items)).toEqual(expect.arrayContaining([ids.session, ids.completed])),
@@ -919,6 +930,17 @@ const GQL: Record<string, GqlSpec> = {
       mutationFromBody('resendInvite', { client_id: ids.session, signer_id: ids.signer }, '{ client_id signer_id messages }'),
     fresh: freshSession,
     owner: REST['POST /esign/resend-invite'].owner,
+    foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
+  },
+  'Mutation.reassignSigner': {
+    call: (ids) =>
+      mutationFromBody(
+        'reassignSigner',
+        { client_id: ids.session, signer_id: ids.signer, full_name: 'Meera Iyer' },
+        '{ client_id signers { signer_id full_name status } }',
+      ),
+    fresh: freshSession,
+    owner: REST['POST /esign/reassign-signer'].owner,
     foreign: { refused: ESIGN_NOT_FOUND, snapshot: sessionSnapshot },
   },
   'Mutation.saveTemplate': {

@@ -656,6 +656,36 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
     }
   });
 
+  it('a reassigned signer’s old link is dead at once; the new link opens the page for the new person', async () => {
+    const session = await createSession(app, owner.token, sessionBody(fileId, { signers: [signerInput({ full_name: 'Asha Rao' })] }));
+    const old = session.signers[0];
+    const reassigned = await rest<any>(app, 'POST', '/esign/reassign-signer', {
+      token: owner.token,
+      json: { client_id: session.client_id, signer_id: old.signer_id, full_name: 'Meera Iyer', email: 'meera@example.com' },
+    });
+    expect(reassigned.status).toBe(200);
+    const dead = await open(old.invite_url as string);
+    try {
+      await dead.page.locator('[data-screen="invalid"]').waitFor();
+      expect(await dead.page.locator('h1').textContent()).toBe('This signing link is not valid');
+      expect(unexpected(dead.errors, 401)).toEqual([]);
+    } finally {
+      await dead.close();
+    }
+    const fresh = await open(reassigned.body.data.signers[0].invite_url as string);
+    try {
+      await fresh.page.getByRole('button', { name: 'Sign the document' }).waitFor();
+      expect(await fresh.page.locator('main').innerText()).toContain('Meera Iyer');
+      await fresh.page.getByLabel('I have read the document and I agree to sign it electronically.').check();
+      await fresh.page.getByRole('button', { name: 'Sign the document' }).click();
+      await fresh.page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
+      expect(fresh.errors).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+    expect((await details(session.client_id)).signers[0]).toMatchObject({ full_name: 'Meera Iyer', status: 'completed' });
+  });
+
   describe('sessions that cannot be signed', () => {
     async function screenOf(url: string) {
       const { page, errors, close } = await open(url);

@@ -18,6 +18,7 @@ export type AuditEventKind =
   | 'session_cancelled'
   | 'signer_declined'
   | 'invite_resent'
+  | 'signer_reassigned'
   | 'session_expired'
   | 'completion_sent';
 

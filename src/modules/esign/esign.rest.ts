@@ -28,6 +28,13 @@ export const esignRestRoutes: RestRoute[] = [
       'Send the invite of the signer whose turn it is again (`client_id`, `signer_id`); at most 3 times an hour per signer (added by this service).',
   },
   {
+    method: 'POST',
+    path: '/esign/reassign-signer',
+    operation: 'Mutation.reassignSigner',
+    summary:
+      'Hand a pending signer’s place to another person: `client_id`, `signer_id` and any of `full_name`, `email`, `mobile`, `country_code`; a new signer token replaces the old (added by this service).',
+  },
+  {
     method: 'GET',
     path: '/esign/list',
     operation: 'Query.esignSessions',

@@ -19,6 +19,7 @@ import { PageArgs } from '../../platform/graphql/paging';
 import { FileInfoType, toFileInfo } from '../files';
 import { StampInstanceType, toStampView, MAX_EXPLICIT_STAMPS } from '../stamps';
 import { cancelSession } from './cancel-session';
+import { reassignSigner } from './reassign-signer';
 import { resendInvite } from './resend-invite';
 import { downloadSignedPdf } from './download-signed-pdf';
 import { initializeEsign } from './initialize-esign';
@@ -127,6 +128,23 @@ export class EsignSessionResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<ResentInviteType> {
     return resendInvite(ctx.services, ctx.em, ctx.actor, { client_id: clientId, signer_id: signerId }, ctx.origin);
+  }
+
+  @Mutation(() => EsignSessionType, {
+    description:
+      'Hand a pending signer’s place to another person (new name and contact, new signer token: the old link stops working).',
+  })
+  async reassignSigner(
+    @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
+    @Arg('signer_id', () => String, { nullable: true }) signerId: string | null,
+    @Arg('full_name', () => String, { nullable: true }) fullName: string | null,
+    @Arg('email', () => String, { nullable: true }) email: string | null,
+    @Arg('mobile', () => String, { nullable: true }) mobile: string | null,
+    @Arg('country_code', () => String, { nullable: true }) countryCode: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<EsignSessionType> {
+    const input = { client_id: clientId, signer_id: signerId, full_name: fullName, email, mobile, country_code: countryCode };
+    return toSessionView(await reassignSigner(ctx.services, ctx.em, ctx.actor, input, ctx.origin));
   }
 
   @Subscription(() => EsignSessionType, {

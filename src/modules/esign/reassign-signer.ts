@@ -1,0 +1,105 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../../platform/auth/actor';
+import { AppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import { Problems, emailSchema, isAbsent, text } from '../../platform/validation/problems';
+import { recordAudit, type RequestOrigin } from '../audit';
+import { EsignSession, Signer } from './esign-session.entity';
+import { getOwnSession } from './read-sessions';
+import { publishSignerChange } from './session-events';
+import { queueInvite } from './signer-messages';
+import { newSignerToken, signerTokenBox } from './signer-token';
+
+export interface ReassignInput {
+  client_id?: string | null;
+  signer_id?: string | null;
+  full_name?: string | null;
+  email?: string | null;
+  mobile?: string | null;
+  country_code?: string | null;
+}
+
+const CONTACT_FIELDS = ['full_name', 'email', 'mobile', 'country_code'] as const;
+
+/** The new person's contact, checked as initialize-esign checks a signer's. */
+function planContact(signer: Signer, input: ReassignInput) {
+  const problems = new Problems();
+  if (CONTACT_FIELDS.every((field) => isAbsent(input[field]))) {
+    problems.invalidField('full_name', 'give at least one of full_name, email, mobile, country_code');
+  }
+  const fullName = text(problems, 'full_name', input.full_name, 200) ?? signer.fullName;
+  const email = text(problems, 'email', input.email, 320) ?? signer.email ?? undefined;
+  if (email !== undefined && !emailSchema.safeParse(email).success) problems.invalidField('email', 'must be an email address');
+  const mobile = text(problems, 'mobile', input.mobile, 20) ?? signer.mobile ?? undefined;
+  if (mobile !== undefined && !/^\d{6,15}$/.test(mobile)) problems.invalidField('mobile', 'must be 6 to 15 digits');
+  const countryCode = text(problems, 'country_code', input.country_code, 8) ?? signer.countryCode ?? undefined;
+  if (countryCode !== undefined && !/^\+?\d{1,4}$/.test(countryCode)) {
+    problems.invalidField('country_code', 'must be 1 to 4 digits, optionally after +');
+  }
+  if (mobile !== undefined && countryCode === undefined) problems.missingField('country_code');
+  if (signer.verifyEmail && email === undefined) problems.missingField('email');
+  const refused = problems.toError();
+  if (refused) throw refused;
+  return { fullName, email, mobile, countryCode: countryCode?.replace(/^\+/, '') };
+}
+
+/**
+ * The owner hands a signer's place to another person before that signer has signed: new name and contact, a new
+ * signer token (the old invite link answers 401 at once), the checks that proved the old person's email, mobile,
+ * location and face start again, an invite goes to the new person if it is their turn, and the audit trail keeps
+ * who was replaced by whom.
+ */
+export async function reassignSigner(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  input: ReassignInput,
+  origin?: RequestOrigin,
+): Promise<EsignSession> {
+  const missing = (['client_id', 'signer_id'] as const).filter((field) => !input[field]);
+  if (missing.length > 0) throw AppError.missingFields([...missing]);
+  const owned = await getOwnSession(services, em, actor, input.client_id!);
+  await em.transactional(async (tx) => {
+    const session = await tx.findOneOrFail(EsignSession, { id: owned.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const signer = await tx.findOne(Signer, { id: input.signer_id!, session }, { refresh: true });
+    if (!signer) throw new AppError('not_found', { errors: [{ field: 'signer_id', problem: 'no such signer in this session' }] });
+    const refuse = (problem: string) => new AppError('conflict', { message: problem, errors: [{ field: 'signer_id', problem }] });
+    if (session.status !== 'pending') throw refuse(`the session is ${session.status}`);
+    if (signer.status !== 'pending') throw refuse(`the signer is ${signer.status}`);
+    const contact = planContact(signer, input);
+    const before = { full_name: signer.fullName, email: signer.email ?? null, mobile: signer.mobile ?? null };
+
+    const { token, hash } = newSignerToken();
+    signer.tokenHash = hash;
+    signer.tokenSealed = signerTokenBox(services.config.secretsEncryptionKey).seal(token);
+    signer.fullName = contact.fullName;
+    signer.email = contact.email;
+    signer.mobile = contact.mobile;
+    signer.countryCode = contact.countryCode;
+    // What the old person proved is not the new person's.
+    signer.emailVerifiedAt = undefined;
+    signer.mobileVerifiedAt = undefined;
+    signer.location = undefined;
+    signer.faceAttempts = 0;
+    signer.failedAttempts = 0;
+    signer.invitedAt = undefined;
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'signer_reassigned',
+      origin,
+      details: {
+        by: actor.userId,
+        before,
+        after: { full_name: contact.fullName, email: contact.email ?? null, mobile: contact.mobile ?? null },
+      },
+    });
+    await tx.flush();
+    if (signer.position === session.signerIdx) await queueInvite(services, tx, session, signer);
+    await tx.flush();
+    await publishSignerChange(services, tx, session, signer);
+  });
+  await em.refresh(owned);
+  return owned;
+}
