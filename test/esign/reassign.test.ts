@@ -147,4 +147,38 @@ describe('reassign-signer', () => {
     const ended = await reassign(owner.token, { client_id: session.client_id, signer_id: signerId, full_name: 'X' });
     expect(ended.status).toBe(409);
   });
+
+  it('a signer delegates when the session allows it: the same hand-over, audited as signer_delegated', async () => {
+    const allowed = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, { allow_delegation: true, signers: [signerInput({ full_name: 'Asha Rao', notification: { invite: true } })] }),
+    );
+    expect(allowed.allow_delegation).toBe(true);
+    const signer = allowed.signers[0];
+    expect((await signerCall('POST', '/delegate', signer.token as string, { email: 'x@example.com' })).status).toBe(400);
+    const delegated = await signerCall('POST', '/delegate', signer.token as string, {
+      full_name: 'Ravi Kumar',
+      email: 'ravi@example.com',
+    });
+    expect(delegated.status, JSON.stringify(delegated.body)).toBe(200);
+    expect(delegated.body.data).toEqual({ delegated_to: 'Ravi Kumar' });
+    expect((await signerCall('GET', '/session', signer.token as string)).status).toBe(401);
+    const read = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: allowed.client_id } });
+    expect(read.body.data.signers[0]).toMatchObject({ signer_id: signer.signer_id, full_name: 'Ravi Kumar', email: 'ravi@example.com' });
+    expect(read.body.data.signers[0].token).not.toBe(signer.token);
+    expect(await invitesTo(signer.signer_id)).toEqual(['asha@example.com', 'ravi@example.com']);
+    const trail = await rest<any>(app, 'GET', '/esign/audit', { token: owner.token, query: { client_id: allowed.client_id } });
+    expect(trail.body.data.events.find((event: any) => event.event === 'signer_delegated')).toMatchObject({
+      signer_id: signer.signer_id,
+      details: { by: signer.signer_id, before: { full_name: 'Asha Rao' }, after: { full_name: 'Ravi Kumar' } },
+    });
+
+    const closed = await createSession(app, owner.token, sessionBody(fileId));
+    expect(closed.allow_delegation).toBe(false);
+    const refused = await signerCall('POST', '/delegate', closed.signers[0].token as string, { full_name: 'Ravi Kumar' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe('this session does not allow delegation');
+    expect((await signerCall('GET', '/session', closed.signers[0].token as string)).status).toBe(200);
+  });
 });

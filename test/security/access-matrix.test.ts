@@ -1582,6 +1582,7 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     'POST /aadhaar/otp',
     'POST /sign',
     'POST /decline',
+    'POST /delegate',
   ];
 
   it('the table has exactly the routes of the signer API router', () => {
@@ -1610,7 +1611,7 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
           ? undefined
           : path === '/face'
             ? new Uint8Array(makePng(20, 20))
-            : JSON.stringify({ consent: true, reason: 'not mine' }),
+            : JSON.stringify({ consent: true, reason: 'not mine', full_name: 'Ravi Kumar' }),
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ data: null, status_code: 401, message: 'unauthorized', success: false });

@@ -19,6 +19,7 @@ export type AuditEventKind =
   | 'signer_declined'
   | 'invite_resent'
   | 'signer_reassigned'
+  | 'signer_delegated'
   | 'session_expired'
   | 'completion_sent';
 

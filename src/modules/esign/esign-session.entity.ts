@@ -58,6 +58,10 @@ export class EsignSession {
   @Property({ type: 'boolean' })
   allowDownload!: boolean;
 
+  /** Whether a signer may hand their place to someone else (the owner always may: reassign-signer). */
+  @Property({ type: 'boolean', default: false })
+  allowDelegation: Opt<boolean> = false;
+
   @Property({ type: 'boolean', default: false })
   archived: Opt<boolean> = false;
 

@@ -18,6 +18,7 @@ export { EsignSession, Signer, type SignType } from './esign-session.entity';
 export { createSession } from './initialize-esign';
 export { planSession } from './plan-session';
 export { recordDecline } from './decline-session';
+export { handOverSigner } from './reassign-signer';
 export { recordSignature } from './record-signature';
 export { publishSignerChange, recordSessionWebhook } from './session-events';
 export { ElementInput, SignerInput, SignerLayoutInput, type SessionRequest } from './session.inputs';

@@ -52,6 +52,7 @@ export async function createSession(
         filename: plan.file.name,
         folder: plan.folder,
         allowDownload: plan.allowDownload,
+        allowDelegation: plan.allowDelegation,
         expirySeconds: plan.expirySeconds,
         expiresAt: new Date(createdAt.getTime() + plan.expirySeconds * 1000),
         maxRetry: plan.maxRetry,

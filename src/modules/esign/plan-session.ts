@@ -43,6 +43,7 @@ export interface SessionPlan {
   expirySeconds: number;
   maxRetry: number;
   allowDownload: boolean;
+  allowDelegation: boolean;
   redirectUrl?: string;
   sender?: string;
   emailTemplateOverrides?: EmailTemplateOverrides;
@@ -251,6 +252,7 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
     expirySeconds,
     maxRetry,
     allowDownload: request.allow_download ?? true,
+    allowDelegation: request.allow_delegation ?? false,
     redirectUrl,
     sender,
     emailTemplateOverrides,

@@ -45,11 +45,59 @@ function planContact(signer: Signer, input: ReassignInput) {
 }
 
 /**
- * The owner hands a signer's place to another person before that signer has signed: new name and contact, a new
- * signer token (the old invite link answers 401 at once), the checks that proved the old person's email, mobile,
- * location and face start again, an invite goes to the new person if it is their turn, and the audit trail keeps
- * who was replaced by whom.
+ * Gives a pending signer's place to another person, in the caller's transaction with the session row locked: new
+ * name and contact, a new signer token (the old invite link answers 401 at once), the checks that proved the old
+ * person's email, mobile, location and face start again, an invite goes to the new person if it is their turn, and
+ * the audit trail keeps who was replaced by whom and who did it. The owner does it (reassign-signer); a signer does
+ * it for themselves when the session allows delegation.
  */
+export async function handOverSigner(
+  services: AppServices,
+  tx: EntityManager,
+  input: {
+    session: EsignSession;
+    signer: Signer;
+    contact: ReassignInput;
+    event: 'signer_reassigned' | 'signer_delegated';
+    by: string;
+    origin?: RequestOrigin;
+  },
+): Promise<void> {
+  const { session, signer } = input;
+  const contact = planContact(signer, input.contact);
+  const before = { full_name: signer.fullName, email: signer.email ?? null, mobile: signer.mobile ?? null };
+  const { token, hash } = newSignerToken();
+  signer.tokenHash = hash;
+  signer.tokenSealed = signerTokenBox(services.config.secretsEncryptionKey).seal(token);
+  signer.fullName = contact.fullName;
+  signer.email = contact.email;
+  signer.mobile = contact.mobile;
+  signer.countryCode = contact.countryCode;
+  // What the old person proved is not the new person's.
+  signer.emailVerifiedAt = undefined;
+  signer.mobileVerifiedAt = undefined;
+  signer.location = undefined;
+  signer.faceAttempts = 0;
+  signer.failedAttempts = 0;
+  signer.invitedAt = undefined;
+  recordAudit(tx, {
+    session,
+    signer,
+    event: input.event,
+    origin: input.origin,
+    details: {
+      by: input.by,
+      before,
+      after: { full_name: contact.fullName, email: contact.email ?? null, mobile: contact.mobile ?? null },
+    },
+  });
+  await tx.flush();
+  if (signer.position === session.signerIdx) await queueInvite(services, tx, session, signer);
+  await tx.flush();
+  await publishSignerChange(services, tx, session, signer);
+}
+
+/** The owner hands a pending signer's place to another person before that signer has signed (handOverSigner). */
 export async function reassignSigner(
   services: AppServices,
   em: EntityManager,
@@ -67,38 +115,7 @@ export async function reassignSigner(
     const refuse = (problem: string) => new AppError('conflict', { message: problem, errors: [{ field: 'signer_id', problem }] });
     if (session.status !== 'pending') throw refuse(`the session is ${session.status}`);
     if (signer.status !== 'pending') throw refuse(`the signer is ${signer.status}`);
-    const contact = planContact(signer, input);
-    const before = { full_name: signer.fullName, email: signer.email ?? null, mobile: signer.mobile ?? null };
-
-    const { token, hash } = newSignerToken();
-    signer.tokenHash = hash;
-    signer.tokenSealed = signerTokenBox(services.config.secretsEncryptionKey).seal(token);
-    signer.fullName = contact.fullName;
-    signer.email = contact.email;
-    signer.mobile = contact.mobile;
-    signer.countryCode = contact.countryCode;
-    // What the old person proved is not the new person's.
-    signer.emailVerifiedAt = undefined;
-    signer.mobileVerifiedAt = undefined;
-    signer.location = undefined;
-    signer.faceAttempts = 0;
-    signer.failedAttempts = 0;
-    signer.invitedAt = undefined;
-    recordAudit(tx, {
-      session,
-      signer,
-      event: 'signer_reassigned',
-      origin,
-      details: {
-        by: actor.userId,
-        before,
-        after: { full_name: contact.fullName, email: contact.email ?? null, mobile: contact.mobile ?? null },
-      },
-    });
-    await tx.flush();
-    if (signer.position === session.signerIdx) await queueInvite(services, tx, session, signer);
-    await tx.flush();
-    await publishSignerChange(services, tx, session, signer);
+    await handOverSigner(services, tx, { session, signer, contact: input, event: 'signer_reassigned', by: actor.userId, origin });
   });
   await em.refresh(owned);
   return owned;

@@ -177,6 +177,7 @@ export interface SessionRequest {
   expiry_seconds?: number | null;
   max_retry?: number | null;
   allow_download?: boolean | null;
+  allow_delegation?: boolean | null;
   redirect_url?: string | null;
   backend?: string | null;
   sender?: string | null;

@@ -53,6 +53,12 @@ export class SessionOptionsArgs {
   @Field(() => Boolean, { nullable: true, description: 'Whether signers may download the signed PDF; default true.' })
   allow_download?: boolean | null;
 
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether a signer may hand their place to someone else (POST /signer-api/delegate); default false (added).',
+  })
+  allow_delegation?: boolean | null;
+
   @Field(() => String, { nullable: true, description: 'Absolute http(s) URL the signer is sent to after signing.' })
   redirect_url?: string | null;
 

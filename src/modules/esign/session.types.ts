@@ -56,6 +56,9 @@ export class EsignSessionType {
   @Field()
   allow_download!: boolean;
 
+  @Field({ description: 'Whether a signer may delegate their place (added by this service).' })
+  allow_delegation!: boolean;
+
   @Field()
   archived!: boolean;
 
@@ -123,6 +126,7 @@ export function toSessionView(session: SessionRecord): EsignSessionType {
     filename: session.filename,
     folder: session.folder ?? null,
     allow_download: session.allowDownload,
+    allow_delegation: session.allowDelegation,
     archived: session.archived,
     expiry_seconds: session.expirySeconds,
     expires_at: session.expiresAt,

@@ -11,6 +11,7 @@ import { requestOrigin } from '../audit';
 import { signerByToken } from '../esign';
 import { startAadhaarSigning } from './aadhaar-signing';
 import { declineAsSigner } from './decline';
+import { delegateAsSigner } from './delegate';
 import { recordSignerLocation } from './checks/location-check';
 import { checkFace, FACE_PHOTO_MAX_BYTES } from './checks/face-check';
 import { sendOneTimeCode, verifyOneTimeCode } from './checks/one-time-codes';
@@ -116,6 +117,13 @@ export function createSignerApi(services: AppServices): express.Router {
     handle(async (req, res, em, token) => {
       await declineAsSigner(services, em, token, bodyOf(req), requestOrigin(req));
       sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
+    }),
+  );
+  router.post(
+    '/delegate',
+    json,
+    handle(async (req, res, em, token) => {
+      sendSuccess(res, await delegateAsSigner(services, em, token, bodyOf(req), requestOrigin(req)));
     }),
   );
   return router;

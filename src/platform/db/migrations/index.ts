@@ -17,6 +17,7 @@ import { Migration20261124013811_Webhooks } from './Migration20261124013811_Webh
 import { Migration20261124040932_AdminScope } from './Migration20261124040932_AdminScope';
 import { Migration20261124041000_StampInstanceHistory } from './Migration20261124041000_StampInstanceHistory';
 import { Migration20261124050000_SignerDecline } from './Migration20261124050000_SignerDecline';
+import { Migration20261124051000_AllowDelegation } from './Migration20261124051000_AllowDelegation';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124040932_AdminScope', class: Migration20261124040932_AdminScope },
   { name: 'Migration20261124041000_StampInstanceHistory', class: Migration20261124041000_StampInstanceHistory },
   { name: 'Migration20261124050000_SignerDecline', class: Migration20261124050000_SignerDecline },
+  { name: 'Migration20261124051000_AllowDelegation', class: Migration20261124051000_AllowDelegation },
 ];
