@@ -20,6 +20,7 @@ export type AuditEventKind =
   | 'invite_resent'
   | 'signer_reassigned'
   | 'signer_delegated'
+  | 'reminder_sent'
   | 'session_expired'
   | 'completion_sent';
 

@@ -62,6 +62,13 @@ export class EsignSession {
   @Property({ type: 'boolean', default: false })
   allowDelegation: Opt<boolean> = false;
 
+  /** Every so many hours the signer whose turn it is gets a reminder, at most `reminderMax` each; null: none. */
+  @Property({ type: 'integer', nullable: true })
+  reminderIntervalHours?: number;
+
+  @Property({ type: 'integer', default: 3 })
+  reminderMax: Opt<number> = 3;
+
   @Property({ type: 'boolean', default: false })
   archived: Opt<boolean> = false;
 
@@ -230,6 +237,12 @@ export class Signer {
 
   @Property({ type: 'datetime', nullable: true })
   declinedAt?: Date;
+
+  @Property({ type: 'integer', default: 0 })
+  remindersSent: Opt<number> = 0;
+
+  @Property({ type: 'datetime', nullable: true })
+  lastRemindedAt?: Date;
 
   @Property({ type: 'datetime', nullable: true })
   completedAt?: Date;

@@ -2,9 +2,11 @@ import { enqueue } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import { EsignSession } from './esign-session.entity';
 import { expireDueSessions } from './expire-sessions';
+import { sendDueReminders } from './send-reminders';
 
 export const EXPIRE_SESSION_JOB = 'esign.expire';
 export const EXPIRE_SWEEP_JOB = 'esign.expire-sweep';
+export const REMINDER_SWEEP_JOB = 'esign.reminders';
 
 const SWEEP_BATCH = 500;
 
@@ -33,6 +35,18 @@ export const esignJobs: JobDefinition<any>[] = [
       do {
         expired = await expireDueSessions(services, services.orm.em.fork(), { limit: SWEEP_BATCH });
       } while (expired.length === SWEEP_BATCH);
+    },
+  },
+  {
+    // Reminders are due by the hour: a sweep each minute sends them within a minute of their time.
+    name: REMINDER_SWEEP_JOB,
+    cron: '* * * * *',
+    queue: { policy: 'singleton', retryLimit: 0 },
+    async handle(services) {
+      let reminded: string[];
+      do {
+        reminded = await sendDueReminders(services, services.orm.em.fork(), SWEEP_BATCH);
+      } while (reminded.length === SWEEP_BATCH);
     },
   },
 ];

@@ -53,6 +53,8 @@ export async function createSession(
         folder: plan.folder,
         allowDownload: plan.allowDownload,
         allowDelegation: plan.allowDelegation,
+        reminderIntervalHours: plan.reminderIntervalHours ?? undefined,
+        reminderMax: plan.reminderMax,
         expirySeconds: plan.expirySeconds,
         expiresAt: new Date(createdAt.getTime() + plan.expirySeconds * 1000),
         maxRetry: plan.maxRetry,

@@ -44,6 +44,9 @@ export interface SessionPlan {
   maxRetry: number;
   allowDownload: boolean;
   allowDelegation: boolean;
+  /** Null: no reminders. */
+  reminderIntervalHours: number | null;
+  reminderMax: number;
   redirectUrl?: string;
   sender?: string;
   emailTemplateOverrides?: EmailTemplateOverrides;
@@ -175,6 +178,12 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
   const expirySeconds =
     wholeNumber(problems, 'expiry_seconds', request.expiry_seconds, LIMITS.expirySeconds) ?? LIMITS.expirySeconds.default;
   const maxRetry = wholeNumber(problems, 'max_retry', request.max_retry, LIMITS.maxRetry) ?? LIMITS.maxRetry.default;
+  const reminderIntervalHours =
+    wholeNumber(problems, 'reminder_interval_hours', request.reminder_interval_hours, LIMITS.reminderIntervalHours) ?? null;
+  const reminderMax = wholeNumber(problems, 'reminder_max', request.reminder_max, LIMITS.reminderMax) ?? LIMITS.reminderMax.default;
+  if (!isAbsent(request.reminder_max) && reminderIntervalHours === null && isAbsent(request.reminder_interval_hours)) {
+    problems.invalidField('reminder_max', 'needs reminder_interval_hours');
+  }
   const folder = text(problems, 'folder', request.folder, 200);
   const sender = text(problems, 'sender', request.sender, 200);
   const redirectUrl = absoluteHttpUrl(problems, 'redirect_url', request.redirect_url);
@@ -253,6 +262,8 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
     maxRetry,
     allowDownload: request.allow_download ?? true,
     allowDelegation: request.allow_delegation ?? false,
+    reminderIntervalHours,
+    reminderMax,
     redirectUrl,
     sender,
     emailTemplateOverrides,

@@ -178,6 +178,8 @@ export interface SessionRequest {
   max_retry?: number | null;
   allow_download?: boolean | null;
   allow_delegation?: boolean | null;
+  reminder_interval_hours?: number | null;
+  reminder_max?: number | null;
   redirect_url?: string | null;
   backend?: string | null;
   sender?: string | null;

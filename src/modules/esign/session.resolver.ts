@@ -59,6 +59,15 @@ export class SessionOptionsArgs {
   })
   allow_delegation?: boolean | null;
 
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Remind the signer whose turn it is every so many hours (1 to 720) until they act (added).',
+  })
+  reminder_interval_hours?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Reminders per signer, 1 to 10; default 3 (added).' })
+  reminder_max?: number | null;
+
   @Field(() => String, { nullable: true, description: 'Absolute http(s) URL the signer is sent to after signing.' })
   redirect_url?: string | null;
 

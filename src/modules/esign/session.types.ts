@@ -59,6 +59,12 @@ export class EsignSessionType {
   @Field({ description: 'Whether a signer may delegate their place (added by this service).' })
   allow_delegation!: boolean;
 
+  @Field(() => Int, { nullable: true, description: 'Hours between reminders; null: none (added by this service).' })
+  reminder_interval_hours!: number | null;
+
+  @Field(() => Int, { description: 'Reminders per signer at most (added by this service).' })
+  reminder_max!: number;
+
   @Field()
   archived!: boolean;
 
@@ -127,6 +133,8 @@ export function toSessionView(session: SessionRecord): EsignSessionType {
     folder: session.folder ?? null,
     allow_download: session.allowDownload,
     allow_delegation: session.allowDelegation,
+    reminder_interval_hours: session.reminderIntervalHours ?? null,
+    reminder_max: session.reminderMax,
     archived: session.archived,
     expiry_seconds: session.expirySeconds,
     expires_at: session.expiresAt,

@@ -82,6 +82,11 @@ async function draftFor(
   };
 }
 
+/** A reminder is the invite again, and says so first. */
+function reminderOf(message: RenderedMessage): RenderedMessage {
+  return { ...message, subject: `Reminder: ${message.subject}`, short: `Reminder: ${message.short}` };
+}
+
 /**
  * The signer's turn has come: queues their invite (when `notification.invite` is set) in `tx` and marks
  * them invited. Call it inside the transaction that passed the turn; delivery follows the commit.
@@ -91,7 +96,7 @@ export async function queueInvite(
   tx: EntityManager,
   session: EsignSession,
   signer: Signer,
-  options: { byHand?: boolean } = {},
+  options: { byHand?: boolean; reminder?: boolean } = {},
 ): Promise<string[]> {
   // An owner who resends by hand asks for it: the signer's `invite` flag is about the automatic one.
   if (!signer.notification.invite && !options.byHand) return [];
@@ -105,10 +110,12 @@ export async function queueInvite(
     expiresAt: session.expiresAt,
   });
   const drafts = await Promise.all(
-    addressesOf(signer).map((address) => draftFor(services, session, signer, 'invite', address, message)),
+    addressesOf(signer).map((address) =>
+      draftFor(services, session, signer, options.reminder ? 'reminder' : 'invite', address, options.reminder ? reminderOf(message) : message),
+    ),
   );
   if (drafts.length === 0) return [];
-  signer.invitedAt = new Date();
+  if (!options.reminder) signer.invitedAt = new Date();
   return queueNotifications(services, tx, drafts);
 }
 

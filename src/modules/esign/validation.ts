@@ -17,6 +17,8 @@ export const ALIGNMENTS = ['left', 'center', 'right'] as const;
 export const LIMITS = {
   expirySeconds: { min: 3600, max: 2_592_000, default: 604_800 },
   maxRetry: { min: 1, max: 10, default: 3 },
+  reminderIntervalHours: { min: 1, max: 720 },
+  reminderMax: { min: 1, max: 10, default: 3 },
   faceMatchThreshold: { min: 50, max: 100, default: 80 },
   faceMaxAttempts: { min: 1, max: 10, default: 5 },
   signers: { min: 1, max: 50 },

@@ -18,6 +18,7 @@ import { Migration20261124040932_AdminScope } from './Migration20261124040932_Ad
 import { Migration20261124041000_StampInstanceHistory } from './Migration20261124041000_StampInstanceHistory';
 import { Migration20261124050000_SignerDecline } from './Migration20261124050000_SignerDecline';
 import { Migration20261124051000_AllowDelegation } from './Migration20261124051000_AllowDelegation';
+import { Migration20261124052000_Reminders } from './Migration20261124052000_Reminders';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124041000_StampInstanceHistory', class: Migration20261124041000_StampInstanceHistory },
   { name: 'Migration20261124050000_SignerDecline', class: Migration20261124050000_SignerDecline },
   { name: 'Migration20261124051000_AllowDelegation', class: Migration20261124051000_AllowDelegation },
+  { name: 'Migration20261124052000_Reminders', class: Migration20261124052000_Reminders },
 ];
