@@ -7,7 +7,7 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest } from '../helpers/clients';
+import { rest, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -19,14 +19,8 @@ describe('a signer declines', () => {
 
   const sql = async <T = any>(query: string, params: unknown[] = []) =>
     (await app.services.orm.em.fork().getConnection().execute(query, params)) as T[];
-  async function signerCall(method: 'GET' | 'POST', path: string, token: string, json?: unknown) {
-    const response = await fetch(new URL(`/signer-api${path}`, app.url), {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: json !== undefined ? JSON.stringify(json) : undefined,
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  }
+  const signerCall = (method: 'GET' | 'POST', path: string, token: string, json?: unknown) =>
+    signerApi(app, method, path, token, json);
   const details = async (clientId: string) =>
     (await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: clientId } })).body.data;
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest } from '../helpers/clients';
+import { rest, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
 
 describe('reassign-signer', () => {
@@ -22,14 +22,8 @@ describe('reassign-signer', () => {
         [signerId],
       )
     ).map((row) => row.recipient);
-  async function signerCall(method: 'GET' | 'POST', path: string, token: string, json?: unknown) {
-    const response = await fetch(new URL(`/signer-api${path}`, app.url), {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: json !== undefined ? JSON.stringify(json) : undefined,
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  }
+  const signerCall = (method: 'GET' | 'POST', path: string, token: string, json?: unknown) =>
+    signerApi(app, method, path, token, json);
   const reassign = (token: string, json: Record<string, unknown>) => rest<any>(app, 'POST', '/esign/reassign-signer', { token, json });
 
   beforeAll(async () => {

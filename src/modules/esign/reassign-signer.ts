@@ -1,12 +1,10 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
-import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { Problems, emailSchema, isAbsent, text } from '../../platform/validation/problems';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, Signer } from './esign-session.entity';
-import { getOwnSession } from './read-sessions';
+import { EsignSession, type Signer } from './esign-session.entity';
+import { actOnPendingSigner } from './owner-signer-action';
 import { publishSignerChange } from './session-events';
 import { queueInvite } from './signer-messages';
 import { newSignerToken, signerTokenBox } from './signer-token';
@@ -105,18 +103,9 @@ export async function reassignSigner(
   input: ReassignInput,
   origin?: RequestOrigin,
 ): Promise<EsignSession> {
-  const missing = (['client_id', 'signer_id'] as const).filter((field) => !input[field]);
-  if (missing.length > 0) throw AppError.missingFields([...missing]);
-  const owned = await getOwnSession(services, em, actor, input.client_id!);
-  await em.transactional(async (tx) => {
-    const session = await tx.findOneOrFail(EsignSession, { id: owned.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    const signer = await tx.findOne(Signer, { id: input.signer_id!, session }, { refresh: true });
-    if (!signer) throw new AppError('not_found', { errors: [{ field: 'signer_id', problem: 'no such signer in this session' }] });
-    const refuse = (problem: string) => new AppError('conflict', { message: problem, errors: [{ field: 'signer_id', problem }] });
-    if (session.status !== 'pending') throw refuse(`the session is ${session.status}`);
-    if (signer.status !== 'pending') throw refuse(`the signer is ${signer.status}`);
+  const sessionId = await actOnPendingSigner(services, em, actor, input, async (tx, { session, signer }) => {
     await handOverSigner(services, tx, { session, signer, contact: input, event: 'signer_reassigned', by: actor.userId, origin });
+    return session.id;
   });
-  await em.refresh(owned);
-  return owned;
+  return em.findOneOrFail(EsignSession, { id: sessionId }, { refresh: true });
 }

@@ -1,11 +1,9 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, Signer } from './esign-session.entity';
-import { getOwnSession } from './read-sessions';
+import { actOnPendingSigner } from './owner-signer-action';
 import { queueInvite } from './signer-messages';
 
 /** Resends per signer and hour: enough to fix a lost email, too few to flood anyone's inbox. */
@@ -31,16 +29,7 @@ export async function resendInvite(
   input: { client_id?: string | null; signer_id?: string | null },
   origin?: RequestOrigin,
 ): Promise<ResentInvite> {
-  const missing = (['client_id', 'signer_id'] as const).filter((field) => !input[field]);
-  if (missing.length > 0) throw AppError.missingFields([...missing]);
-  const owned = await getOwnSession(services, em, actor, input.client_id!);
-  return em.transactional(async (tx) => {
-    const session = await tx.findOneOrFail(EsignSession, { id: owned.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    const signer = await tx.findOne(Signer, { id: input.signer_id!, session }, { refresh: true });
-    if (!signer) throw new AppError('not_found', { errors: [{ field: 'signer_id', problem: 'no such signer in this session' }] });
-    const refuse = (problem: string) => new AppError('conflict', { message: problem, errors: [{ field: 'signer_id', problem }] });
-    if (session.status !== 'pending') throw refuse(`the session is ${session.status}`);
-    if (signer.status !== 'pending') throw refuse(`the signer is ${signer.status}`);
+  return actOnPendingSigner(services, em, actor, input, async (tx, { session, signer, refuse }) => {
     if (signer.position !== session.signerIdx) {
       throw refuse('it is not this signer’s turn yet: their invite goes out when it comes');
     }
