@@ -623,7 +623,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       expect(await seriousAxeViolations(page)).toEqual([]);
       // Without a reason: the field says so, and nothing is sent.
       await page.getByRole('button', { name: 'Decline and end this request' }).click();
-      await page.getByText('Say why you decline to sign.').waitFor();
+      await expect.poll(() => page.locator('.decline .field-error').textContent()).toBe('Say why you decline to sign.');
       expect(await reason.getAttribute('aria-invalid')).toBe('true');
       expect((await details(session.client_id)).status).toBe('pending');
 
@@ -684,6 +684,37 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await fresh.close();
     }
     expect((await details(session.client_id)).signers[0]).toMatchObject({ full_name: 'Meera Iyer', status: 'completed' });
+  });
+
+  it('a parallel session: the second signer signs first, with no waiting screen', async () => {
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, {
+        signing_order: 'parallel',
+        signers: [
+          signerInput({ full_name: 'Asha Rao' }),
+          signerInput({ full_name: 'Vikram Singh', elements: [signatureAt(1, 100, 300)] }),
+        ],
+      }),
+    );
+    const [first, second] = session.signers;
+    const { page, errors, close } = await open(second.invite_url as string);
+    try {
+      await page.getByRole('button', { name: 'Sign the document' }).waitFor();
+      expect(await page.locator('[data-step="waiting"]').count()).toBe(0);
+      await page.getByLabel('I have read the document and I agree to sign it electronically.').check();
+      await page.getByRole('button', { name: 'Sign the document' }).click();
+      await page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
+      expect(await page.locator('h1').textContent()).toBe('You have signed “contract.pdf”');
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+    expect((await details(session.client_id)).status).toBe('pending');
+    expect((await signerCall('POST', '/sign', first.token, { consent: true })).status).toBe(200);
+    expect((await details(session.client_id)).status).toBe('completed');
   });
 
   describe('sessions that cannot be signed', () => {

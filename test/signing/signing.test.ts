@@ -69,6 +69,54 @@ describe('signing sessions (aadhaar, suresign and pfx)', () => {
     return embedded;
   }
 
+  it('a parallel session: every signer may sign at once; racing signatures are each an update over the last, all valid', async () => {
+    const file = await uploadPdf(app, owner.token);
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, {
+        signing_order: 'parallel',
+        signers: [
+          signerInput({ full_name: 'Asha Rao', elements: [signatureAt(0, 72, 640)], notification: { invite: true } }),
+          signerInput({ full_name: 'Vikram Singh', elements: [signatureAt(0, 300, 640)], notification: { invite: true } }),
+          signerInput({ full_name: 'Meera Iyer', elements: [signatureAt(1, 72, 640)], notification: { invite: true } }),
+        ],
+      }),
+    );
+    expect(session.signing_order).toBe('parallel');
+    // Everyone is eligible and invited at once; no one's turn is waited for.
+    expect(session.signers.map((signer: any) => signer.eligible)).toEqual([true, true, true]);
+    const invited = await app.services.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>(`select count(distinct signer_id)::int as n from notifications where session_id = ? and kind = 'invite'`, [
+        session.client_id,
+      ]);
+    expect(invited[0].n).toBe(3);
+    const views = await Promise.all(session.signers.map((signer: any) => signerCall('GET', '/session', signer.token)));
+    expect(views.map((view) => [view.body.data.signer.eligible, view.body.data.whose_turn])).toEqual([
+      [true, null],
+      [true, null],
+      [true, null],
+    ]);
+
+    // All three at once, last signer first in the array: the session lock puts them one after the other.
+    const answers = await Promise.all(
+      [...session.signers].reverse().map((signer: any) => signerCall('POST', '/sign', signer.token, { consent: true })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    const read = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } });
+    expect(read.body.data).toMatchObject({ status: 'completed', signer_idx: 3 });
+    expect(read.body.data.signers.map((signer: any) => signer.status)).toEqual(['completed', 'completed', 'completed']);
+
+    const pdf = await finalDocument(session.client_id);
+    await expectValidlySigned(pdf, 3);
+    if (hasPdfsig) expect(new Set(pdfsigReport(pdf).slice(0, -1).map((entry) => entry.fieldName)).size).toBe(3);
+    const verified = await rest<any>(app, 'GET', '/esign/verify', { token: owner.token, query: { client_id: session.client_id } });
+    expect(verified.body.data.all_valid).toBe(true);
+    expect(verified.body.data.revisions.slice(1).every((revision: any) => revision.verdict === 'signing_only')).toBe(true);
+  });
+
   it('signs each signer in turn through the signer API and completes the session', async () => {
     const file = await uploadPdf(app, owner.token);
     const session = await createSession(

@@ -14,6 +14,10 @@ import type {
 } from './signer-state';
 
 export type SessionStatus = 'pending' | 'completed' | 'expired' | 'cancelled' | 'declined';
+
+/** `sequential`: signers sign in array order; `parallel`: every signer may sign at once, in any order. */
+export type SigningOrder = 'sequential' | 'parallel';
+export const SIGNING_ORDERS: readonly SigningOrder[] = ['sequential', 'parallel'];
 export type SignType = 'aadhaar' | 'suresign' | 'pfx';
 
 export interface EmailTemplateOverrides {
@@ -90,9 +94,15 @@ export class EsignSession {
   @Property({ type: 'json', nullable: true })
   emailTemplateOverrides?: EmailTemplateOverrides;
 
-  /** Index of the signer whose turn it is (signers sign in array order). */
+  /**
+   * Sequential sessions: the index of the signer whose turn it is (signers sign in array order). In both orders it
+   * equals the number of signatures made so far, so the session is complete when it reaches the signer count.
+   */
   @Property({ type: 'integer', default: 0 })
   signerIdx: Opt<number> = 0;
+
+  @Property({ type: 'string', length: 16, default: 'sequential' })
+  signingOrder: Opt<SigningOrder> = 'sequential';
 
   /** Stamp certificate pages placed before the uploaded PDF; element pages shift by this much. */
   @Property({ type: 'integer', default: 0 })

@@ -53,6 +53,7 @@ export async function createSession(
         folder: plan.folder,
         allowDownload: plan.allowDownload,
         allowDelegation: plan.allowDelegation,
+        signingOrder: plan.signingOrder,
         reminderIntervalHours: plan.reminderIntervalHours ?? undefined,
         reminderMax: plan.reminderMax,
         expirySeconds: plan.expirySeconds,
@@ -70,8 +71,11 @@ export async function createSession(
       });
       await tx.flush();
       if (plan.stamp) await prefixReservedStamps(services, tx, actor, plan, document, created, writtenKeys);
-      // The first signer's turn starts now; the invite's delivery job commits with the session.
-      await queueInvite(services, tx, created, signers[0]);
+      // The first signer's turn starts now (every signer's, in a parallel session); the invites' delivery jobs
+      // commit with the session.
+      for (const signer of plan.signingOrder === 'parallel' ? signers : [signers[0]]) {
+        await queueInvite(services, tx, created, signer);
+      }
       recordAudit(tx, {
         session: created,
         event: 'session_created',

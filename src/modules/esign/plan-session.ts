@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoredFile } from '../files';
 import { PfxCredential } from '../pfx';
 import type { Actor } from '../../platform/auth/actor';
-import type { EmailTemplateOverrides, SignType } from './esign-session.entity';
+import { SIGNING_ORDERS, type EmailTemplateOverrides, type SignType, type SigningOrder } from './esign-session.entity';
 import { planStamp, type StampPlan } from '../stamps';
 import type { SessionRequest, SignerInput } from './session.inputs';
 import { AUTH_MODES, BACKENDS, LIMITS, SIGN_TYPES, checkLocation, planElements } from './validation';
@@ -44,6 +44,7 @@ export interface SessionPlan {
   maxRetry: number;
   allowDownload: boolean;
   allowDelegation: boolean;
+  signingOrder: SigningOrder;
   /** Null: no reminders. */
   reminderIntervalHours: number | null;
   reminderMax: number;
@@ -184,6 +185,7 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
   if (!isAbsent(request.reminder_max) && reminderIntervalHours === null && isAbsent(request.reminder_interval_hours)) {
     problems.invalidField('reminder_max', 'needs reminder_interval_hours');
   }
+  const signingOrder = oneOf(problems, 'signing_order', request.signing_order, SIGNING_ORDERS) ?? 'sequential';
   const folder = text(problems, 'folder', request.folder, 200);
   const sender = text(problems, 'sender', request.sender, 200);
   const redirectUrl = absoluteHttpUrl(problems, 'redirect_url', request.redirect_url);
@@ -262,6 +264,7 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
     maxRetry,
     allowDownload: request.allow_download ?? true,
     allowDelegation: request.allow_delegation ?? false,
+    signingOrder,
     reminderIntervalHours,
     reminderMax,
     redirectUrl,

@@ -7,6 +7,7 @@ import { EsignSession, type Signer } from './esign-session.entity';
 import { actOnPendingSigner } from './owner-signer-action';
 import { publishSignerChange } from './session-events';
 import { queueInvite } from './signer-messages';
+import { isSignersTurn } from './signer-turn';
 import { newSignerToken, signerTokenBox } from './signer-token';
 
 export interface ReassignInput {
@@ -90,7 +91,7 @@ export async function handOverSigner(
     },
   });
   await tx.flush();
-  if (signer.position === session.signerIdx) await queueInvite(services, tx, session, signer);
+  if (isSignersTurn(session, signer)) await queueInvite(services, tx, session, signer);
   await tx.flush();
   await publishSignerChange(services, tx, session, signer);
 }

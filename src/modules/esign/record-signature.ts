@@ -7,10 +7,12 @@ import { EsignSession, Signer } from './esign-session.entity';
 import { queueCompletion, queueInvite } from './signer-messages';
 import { settleSessionStamps } from '../stamps';
 import { publishSignerChange, recordSessionWebhook } from './session-events';
+import { isSignersTurn } from './signer-turn';
 
 /**
- * Records that the signer whose turn it is has signed: the signed revision becomes the session's
- * current PDF, the turn passes to the next signer, and the last signature completes the session.
+ * Records that the signer whose turn it is (any pending signer of a parallel session) has signed: the signed
+ * revision becomes the session's current PDF, the turn passes to the next signer, and the last signature completes
+ * the session. The session row is locked: parallel signatures are recorded one after the other, each over the last.
  * The signing engine calls this with the PDF it produced; it checks nothing about the signature itself.
  */
 export async function recordSignature(
@@ -24,9 +26,7 @@ export async function recordSignature(
     const signer = await tx.findOne(Signer, { id: input.signerId, session });
     if (!signer) throw new AppError('not_found');
     if (session.status !== 'pending') throw new AppError('conflict', { message: `session is ${session.status}` });
-    if (signer.status !== 'pending' || signer.position !== session.signerIdx) {
-      throw new AppError('conflict', { message: 'it is not this signer’s turn' });
-    }
+    if (!isSignersTurn(session, signer)) throw new AppError('conflict', { message: 'it is not this signer’s turn' });
     const current = await tx.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
     const file = await storeBytes(
       services.blobs,
@@ -48,7 +48,8 @@ export async function recordSignature(
     if (session.status === 'completed') {
       await settleSessionStamps(services, tx, [session.id], 'completed');
       await queueCompletion(services, tx, session, file);
-    } else {
+    } else if (session.signingOrder === 'sequential') {
+      // Parallel signers were all invited at the start.
       const next = await tx.findOneOrFail(Signer, { session, position: session.signerIdx });
       await queueInvite(services, tx, session, next);
     }

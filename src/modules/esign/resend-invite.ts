@@ -4,6 +4,7 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { actOnPendingSigner } from './owner-signer-action';
+import { isSignersTurn } from './signer-turn';
 import { queueInvite } from './signer-messages';
 
 /** Resends per signer and hour: enough to fix a lost email, too few to flood anyone's inbox. */
@@ -30,7 +31,7 @@ export async function resendInvite(
   origin?: RequestOrigin,
 ): Promise<ResentInvite> {
   return actOnPendingSigner(services, em, actor, input, async (tx, { session, signer, refuse }) => {
-    if (signer.position !== session.signerIdx) {
+    if (!isSignersTurn(session, signer)) {
       throw refuse('it is not this signer’s turn yet: their invite goes out when it comes');
     }
     const [recent] = await tx

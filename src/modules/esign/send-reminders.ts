@@ -5,7 +5,7 @@ import { EsignSession, Signer } from './esign-session.entity';
 import { queueInvite } from './signer-messages';
 
 /**
- * Reminds the signers whose turn it is and who have waited `reminder_interval_hours` since their invite or last
+ * Reminds the signers whose turn it is (every pending signer of a parallel session) and who have waited `reminder_interval_hours` since their invite or last
  * reminder, while their session is pending and they have had fewer than `reminder_max`. A reminder is the invite
  * again, through the channels the signer has. Signing, declining or the session's end stop them: such signers are
  * no longer picked. Rows are claimed with SKIP LOCKED, so sweeps in several processes never remind twice.
@@ -15,7 +15,8 @@ export async function sendDueReminders(services: AppServices, em: EntityManager,
   return em.transactional(async (tx) => {
     const due = await tx.getConnection().execute<{ signer_id: string }[]>(
       `select g.id as signer_id
-         from esign_signers g join esign_sessions s on s.id = g.session_id and g.position = s.signer_idx
+         from esign_signers g join esign_sessions s
+           on s.id = g.session_id and (s.signing_order = 'parallel' or g.position = s.signer_idx)
         where s.status = 'pending' and s.expires_at > now() and s.reminder_interval_hours is not null
           and g.status = 'pending' and g.reminders_sent < s.reminder_max
           and coalesce(g.last_reminded_at, g.invited_at, s.created_at) + make_interval(hours => s.reminder_interval_hours) <= now()

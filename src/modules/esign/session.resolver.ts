@@ -59,6 +59,13 @@ export class SessionOptionsArgs {
   })
   allow_delegation?: boolean | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description:
+      '`sequential` (default): signers sign in array order; `parallel`: every signer may sign at once, in any order (added).',
+  })
+  signing_order?: string | null;
+
   @Field(() => Int, {
     nullable: true,
     description: 'Remind the signer whose turn it is every so many hours (1 to 720) until they act (added).',

@@ -59,6 +59,9 @@ export class EsignSessionType {
   @Field({ description: 'Whether a signer may delegate their place (added by this service).' })
   allow_delegation!: boolean;
 
+  @Field({ description: '`sequential` or `parallel` (added by this service).' })
+  signing_order!: string;
+
   @Field(() => Int, { nullable: true, description: 'Hours between reminders; null: none (added by this service).' })
   reminder_interval_hours!: number | null;
 
@@ -133,6 +136,7 @@ export function toSessionView(session: SessionRecord): EsignSessionType {
     folder: session.folder ?? null,
     allow_download: session.allowDownload,
     allow_delegation: session.allowDelegation,
+    signing_order: session.signingOrder,
     reminder_interval_hours: session.reminderIntervalHours ?? null,
     reminder_max: session.reminderMax,
     archived: session.archived,

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashToken } from '../../platform/auth/bearer';
 import { AppError } from '../../platform/errors';
-import { EsignSession, Signer } from './esign-session.entity';
+import { EsignSession, Signer, type SigningOrder } from './esign-session.entity';
 
 /** The rules of a signer's turn, shared by every step a signer takes (checks, signing, viewing). */
 
@@ -31,9 +31,18 @@ export async function lockSigner(tx: EntityManager, found: Signer): Promise<{ se
   return { session, signer };
 }
 
+/** Whether this signer may sign now: in a parallel session every pending signer may, else only the one whose turn it is. */
+export function isSignersTurn(
+  session: { status: string; signerIdx: number; signingOrder: SigningOrder },
+  signer: { status: string; position: number },
+): boolean {
+  if (session.status !== 'pending' || signer.status !== 'pending') return false;
+  return session.signingOrder === 'parallel' || signer.position === session.signerIdx;
+}
+
 /** Locks the session and checks that this signer may act now. */
 export async function lockTurn(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
   const { session, signer } = await lockSigner(tx, found);
-  if (signer.position !== session.signerIdx) throw new AppError('conflict', { message: 'it is not this signer’s turn yet' });
+  if (!isSignersTurn(session, signer)) throw new AppError('conflict', { message: 'it is not this signer’s turn yet' });
   return { session, signer };
 }

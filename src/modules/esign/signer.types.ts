@@ -264,7 +264,10 @@ export function positionsOf(elements: StoredElement[], stampPageCount: number): 
 export function toSignerView(signer: SignerRecord, session: EsignSessionType, token: string, inviteUrl: string): SignerType {
   return {
     signer_id: signer.id,
-    eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signer_idx,
+    eligible:
+      session.status === 'pending' &&
+      signer.status === 'pending' &&
+      (session.signing_order === 'parallel' || signer.position === session.signer_idx),
     invite_url: inviteUrl,
     token,
     sign_type: signer.signType,

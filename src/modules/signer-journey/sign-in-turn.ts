@@ -74,7 +74,8 @@ async function signInTurn(
     // The last signature completes the document: its validation data (B-LT) and a document time-stamp (B-LTA)
     // are added before it is recorded, so the completed PDF is the long-term one.
     let ltv: LongTermValidation | undefined;
-    if (services.config.padesLtv && signer.position === (await tx.count(Signer, { session })) - 1) {
+    // The last signature to be made, in either signing order (signerIdx counts the signatures made so far).
+    if (services.config.padesLtv && session.signerIdx === (await tx.count(Signer, { session })) - 1) {
       ltv = await addLongTermValidation(services, tx, signed);
       signed = ltv.pdf;
     }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EsignSession, positionsOf, Signer } from '../esign';
+import { EsignSession, isSignersTurn, positionsOf, Signer } from '../esign';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
 
@@ -39,6 +39,7 @@ export async function signerView(em: EntityManager, signer: Signer) {
       filename: session.filename,
       sender: session.sender ?? null,
       signer_idx: session.signerIdx,
+      signing_order: session.signingOrder,
       signer_count: signers.length,
       allow_download: session.allowDownload,
       redirect_url: session.redirectUrl ?? null,
@@ -54,7 +55,7 @@ export async function signerView(em: EntityManager, signer: Signer) {
       reason: signer.reason ?? null,
       status: signer.status,
       decline_reason: signer.declineReason ?? null,
-      eligible: session.status === 'pending' && signer.status === 'pending' && signer.position === session.signerIdx,
+      eligible: isSignersTurn(session, signer),
       positions: positionsOf(signer.elements, session.stampPageCount),
       // Where this signer's signature goes, on the pages of the current document (stamp pages come first).
       fields: signer.elements
@@ -67,7 +68,11 @@ export async function signerView(em: EntityManager, signer: Signer) {
           height: element.height,
         })),
     },
-    whose_turn: session.status === 'pending' && current ? { position: current.position, full_name: current.fullName } : null,
+    // A parallel session has no one turn: every pending signer may sign.
+    whose_turn:
+      session.status === 'pending' && session.signingOrder === 'sequential' && current
+        ? { position: current.position, full_name: current.fullName }
+        : null,
     checks: requestedChecks(signer).map((kind) => checkView(signer, kind)),
     next_check: nextCheck(signer),
   };

@@ -19,6 +19,7 @@ import { Migration20261124041000_StampInstanceHistory } from './Migration2026112
 import { Migration20261124050000_SignerDecline } from './Migration20261124050000_SignerDecline';
 import { Migration20261124051000_AllowDelegation } from './Migration20261124051000_AllowDelegation';
 import { Migration20261124052000_Reminders } from './Migration20261124052000_Reminders';
+import { Migration20261124053000_SigningOrder } from './Migration20261124053000_SigningOrder';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124050000_SignerDecline', class: Migration20261124050000_SignerDecline },
   { name: 'Migration20261124051000_AllowDelegation', class: Migration20261124051000_AllowDelegation },
   { name: 'Migration20261124052000_Reminders', class: Migration20261124052000_Reminders },
+  { name: 'Migration20261124053000_SigningOrder', class: Migration20261124053000_SigningOrder },
 ];
