@@ -31,6 +31,7 @@ const SESSION_KEYS = [
   'sign_type',
   'signer_idx',
   'signers',
+  'signing_order',
   'status',
   'template_id',
   'template_version',

@@ -14,10 +14,10 @@ export async function signerByToken(em: EntityManager, token: string | null): Pr
 }
 
 /**
- * Locks the session and checks that this signer is still part of it: the session and the signer pending, whether
- * or not it is their turn (a signer may decline before their turn comes).
+ * Locks the signer's session row and reads both afresh, checking nothing: for finishing a step that was admitted
+ * under the checks (a face attempt taken while pending is recorded even if a concurrent one failed the signer).
  */
-export async function lockSigner(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+export async function lockSessionOf(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
   // `refresh`: the transaction's entity manager starts with a copy of the caller's identity map, whose rows
   // were read before the lock; what concurrent requests changed meanwhile must be read again under it.
   const session = await tx.findOneOrFail(
@@ -26,6 +26,15 @@ export async function lockSigner(tx: EntityManager, found: Signer): Promise<{ se
     { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
   );
   const signer = await tx.findOneOrFail(Signer, { id: found.id }, { refresh: true });
+  return { session, signer };
+}
+
+/**
+ * Locks the session and checks that this signer is still part of it: the session and the signer pending, whether
+ * or not it is their turn (a signer may decline before their turn comes).
+ */
+export async function lockSigner(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+  const { session, signer } = await lockSessionOf(tx, found);
   if (session.status !== 'pending') throw new AppError('conflict', { message: `the session is ${session.status}` });
   if (signer.status !== 'pending') throw new AppError('conflict', { message: `this signer is ${signer.status}` });
   return { session, signer };

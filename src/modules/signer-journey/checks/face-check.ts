@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, findAppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { type Signer, lockTurn, recordSessionWebhook, signerByToken } from '../../esign';
+import { type Signer, lockSessionOf, lockTurn, recordSessionWebhook, signerByToken } from '../../esign';
 import { FaceMatchError, type FaceComparison } from '../../../platform/face';
 import { StoredFile, storeBytes, type ImageFacts } from '../../files';
 import { assertCheckIsDue, hasPassed } from './checks';
@@ -90,9 +90,10 @@ export async function checkFace(
     refusal = error;
   }
 
-  // 3. Record the outcome.
+  // 3. Record the outcome. The attempt was taken under the turn's checks in step 1: it is recorded (and answered as
+  // what it was) even if a concurrent attempt has failed the signer meanwhile.
   const outcome = await em.fork().transactional(async (tx) => {
-    const { session, signer } = await lockTurn(tx, found);
+    const { session, signer } = await lockSessionOf(tx, found);
     const threshold = signer.faceMatch.match_threshold ?? 80;
     const passed = comparison !== null && comparison.matchScore >= threshold;
     recordAudit(tx, {
@@ -110,14 +111,17 @@ export async function checkFace(
       },
     });
     const passedBefore = hasPassed(signer, 'face'); // a concurrent attempt may have passed meanwhile
-    if (passed && !passedBefore) {
+    // Nothing changes for a signer or session that has ended meanwhile (failed by a concurrent attempt, cancelled).
+    // The attempt stays in the trail either way, and its answer is what it was.
+    const open = session.status === 'pending' && signer.status === 'pending';
+    if (open && passed && !passedBefore) {
       signer.faceMatch = {
         ...signer.faceMatch,
         live_file_id: liveFileId, // the photo that passed
         match_score: round(comparison!.matchScore),
         liveness_score: round(comparison!.livenessScore),
       };
-    } else if (!passed && !passedBefore && attempt >= (signer.faceMatch.max_attempts ?? 0)) {
+    } else if (open && !passed && !passedBefore && attempt >= (signer.faceMatch.max_attempts ?? 0)) {
       // The last attempt decides (an earlier one may still be comparing when a later one was taken).
       signer.status = 'failed';
       recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'face match attempts exhausted' } });
