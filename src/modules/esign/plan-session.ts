@@ -55,6 +55,28 @@ export interface SessionPlan {
   signers: SignerPlan[];
 }
 
+/**
+ * A signer's email, mobile and country code, read and checked the same wherever they are given (initialize-esign,
+ * reassign-signer): `prefix` names the fields (`signers[0].` or none), `kept` is what stands when one is not given.
+ * The country code keeps its `+` here; the caller stores it without.
+ */
+export function planContact(
+  problems: Problems,
+  prefix: string,
+  input: { email?: string | null; mobile?: string | null; country_code?: string | null },
+  kept: { email?: string | null; mobile?: string | null; countryCode?: string | null } = {},
+): { email?: string; mobile?: string; countryCode?: string } {
+  const email = text(problems, `${prefix}email`, input.email, 320) ?? kept.email ?? undefined;
+  if (email !== undefined && !emailSchema.safeParse(email).success) problems.invalidField(`${prefix}email`, 'must be an email address');
+  const mobile = text(problems, `${prefix}mobile`, input.mobile, 20) ?? kept.mobile ?? undefined;
+  if (mobile !== undefined && !/^\d{6,15}$/.test(mobile)) problems.invalidField(`${prefix}mobile`, 'must be 6 to 15 digits');
+  const countryCode = text(problems, `${prefix}country_code`, input.country_code, 8) ?? kept.countryCode ?? undefined;
+  if (countryCode !== undefined && !/^\+?\d{1,4}$/.test(countryCode))
+    problems.invalidField(`${prefix}country_code`, 'must be 1 to 4 digits, optionally after +');
+  if (mobile !== undefined && countryCode === undefined) problems.missingField(`${prefix}country_code`);
+  return { email, mobile, countryCode };
+}
+
 function planSigner(
   problems: Problems,
   field: string,
@@ -62,15 +84,7 @@ function planSigner(
   session: { signType?: SignType; authMode: number; maxRetry: number },
 ): SignerPlan | undefined {
   const fullName = text(problems, `${field}.full_name`, input.full_name, 200, true);
-  const email = text(problems, `${field}.email`, input.email, 320);
-  if (email !== undefined && !emailSchema.safeParse(email).success)
-    problems.invalidField(`${field}.email`, 'must be an email address');
-  const mobile = text(problems, `${field}.mobile`, input.mobile, 20);
-  if (mobile !== undefined && !/^\d{6,15}$/.test(mobile)) problems.invalidField(`${field}.mobile`, 'must be 6 to 15 digits');
-  const countryCode = text(problems, `${field}.country_code`, input.country_code, 8);
-  if (countryCode !== undefined && !/^\+?\d{1,4}$/.test(countryCode))
-    problems.invalidField(`${field}.country_code`, 'must be 1 to 4 digits, optionally after +');
-  if (mobile !== undefined && countryCode === undefined) problems.missingField(`${field}.country_code`);
+  const { email, mobile, countryCode } = planContact(problems, `${field}.`, input);
   const verifyEmail = input.verify_email ?? false;
   const verifyMobile = input.verify_mobile ?? false;
   if (verifyEmail && email === undefined) problems.missingField(`${field}.email`);

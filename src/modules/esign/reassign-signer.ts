@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
 import type { AppServices } from '../../platform/services';
-import { Problems, emailSchema, isAbsent, text } from '../../platform/validation/problems';
+import { Problems, isAbsent, text } from '../../platform/validation/problems';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { EsignSession, type Signer } from './esign-session.entity';
+import { planContact } from './plan-session';
 import { actOnPendingSigner } from './owner-signer-action';
 import { publishSignerChange } from './session-events';
 import { queueInvite } from './signer-messages';
@@ -21,22 +22,14 @@ export interface ReassignInput {
 
 const CONTACT_FIELDS = ['full_name', 'email', 'mobile', 'country_code'] as const;
 
-/** The new person's contact, checked as initialize-esign checks a signer's. */
-function planContact(signer: Signer, input: ReassignInput) {
+/** The new person's name and contact, checked as initialize-esign checks a signer's (planContact). */
+function planNewPerson(signer: Signer, input: ReassignInput) {
   const problems = new Problems();
   if (CONTACT_FIELDS.every((field) => isAbsent(input[field]))) {
     problems.invalidField('full_name', 'give at least one of full_name, email, mobile, country_code');
   }
   const fullName = text(problems, 'full_name', input.full_name, 200) ?? signer.fullName;
-  const email = text(problems, 'email', input.email, 320) ?? signer.email ?? undefined;
-  if (email !== undefined && !emailSchema.safeParse(email).success) problems.invalidField('email', 'must be an email address');
-  const mobile = text(problems, 'mobile', input.mobile, 20) ?? signer.mobile ?? undefined;
-  if (mobile !== undefined && !/^\d{6,15}$/.test(mobile)) problems.invalidField('mobile', 'must be 6 to 15 digits');
-  const countryCode = text(problems, 'country_code', input.country_code, 8) ?? signer.countryCode ?? undefined;
-  if (countryCode !== undefined && !/^\+?\d{1,4}$/.test(countryCode)) {
-    problems.invalidField('country_code', 'must be 1 to 4 digits, optionally after +');
-  }
-  if (mobile !== undefined && countryCode === undefined) problems.missingField('country_code');
+  const { email, mobile, countryCode } = planContact(problems, '', input, signer);
   if (signer.verifyEmail && email === undefined) problems.missingField('email');
   const refused = problems.toError();
   if (refused) throw refused;
@@ -63,7 +56,7 @@ export async function handOverSigner(
   },
 ): Promise<void> {
   const { session, signer } = input;
-  const contact = planContact(signer, input.contact);
+  const contact = planNewPerson(signer, input.contact);
   const before = { full_name: signer.fullName, email: signer.email ?? null, mobile: signer.mobile ?? null };
   const { token, hash } = newSignerToken();
   signer.tokenHash = hash;

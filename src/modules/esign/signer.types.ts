@@ -3,7 +3,9 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { MaxItems } from '../../platform/graphql/operation-limits';
 import type { SignerRecord } from './session-rows';
 import type { EsignSessionType } from './session.types';
+import type { SigningOrder } from './esign-session.entity';
 import type { StoredElement } from './signer-state';
+import { isSignersTurn } from './signer-turn';
 import { LIMITS } from './validation';
 
 /** A signer as the owner reads them: their options, placed elements, checks and outcome. */
@@ -264,10 +266,10 @@ export function positionsOf(elements: StoredElement[], stampPageCount: number): 
 export function toSignerView(signer: SignerRecord, session: EsignSessionType, token: string, inviteUrl: string): SignerType {
   return {
     signer_id: signer.id,
-    eligible:
-      session.status === 'pending' &&
-      signer.status === 'pending' &&
-      (session.signing_order === 'parallel' || signer.position === session.signer_idx),
+    eligible: isSignersTurn(
+      { status: session.status, signerIdx: session.signer_idx, signingOrder: session.signing_order as SigningOrder },
+      signer,
+    ),
     invite_url: inviteUrl,
     token,
     sign_type: signer.signType,

@@ -427,7 +427,10 @@ export async function procureBatch(
   return claimed.length;
 }
 
-/** Runs at most `max` of the works given to it at once; the others wait their turn. */
+/**
+ * Runs at most `max` of the works given to it at once; the others wait their turn. By hand: p-limit, the usual
+ * library, is ESM-only since version 4, which this CommonJS build cannot require.
+ */
 function limitTo(max: number): <T>(work: () => Promise<T>) => Promise<T> {
   let running = 0;
   const waiting: (() => void)[] = [];
