@@ -8,8 +8,8 @@ import { publishOrderChange, recordOrderProgress } from './order-events';
 import type { OrderCertificateFacts, RenderedCertificate } from './render-certificate';
 import { StampInstance, StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
-import { MockVendor, SimulatedVendor } from './vendors/simulated-vendors';
-import type { ProcuredStamp, StampRequest, StampVendor, VendorAnswer } from './vendors/vendor';
+import { ask, backoffSeconds, stampRequestOf, vendorFor } from './vendors/ask-vendor';
+import type { ProcuredStamp, StampVendor } from './vendors/vendor';
 
 export const PROCURE_JOB = 'stamps.procure';
 export const PROCURE_SWEEP_JOB = 'stamps.procure-sweep';
@@ -49,82 +49,6 @@ async function scheduleCheck(services: AppServices, orderId: string, second: num
       id: jobIdOf(`procure-lease:${orderId}:${second}`),
     },
   ]);
-}
-
-/** Each process keeps one vendor per kind: the simulated vendor remembers what it was asked, as a real one does. */
-const vendors = new WeakMap<AppServices, { mock: StampVendor; simulated: StampVendor }>();
-
-function vendorFor(services: AppServices, order: StampOrder): StampVendor {
-  let kinds = vendors.get(services);
-  if (!kinds) {
-    const { vendorLatencyMs, vendorRejectionRate, vendorPendingRate, vendorHangRate } = services.config.stamps;
-    kinds = {
-      mock: new MockVendor(),
-      simulated: new SimulatedVendor({
-        latencyMs: vendorLatencyMs,
-        rejectionRate: vendorRejectionRate,
-        pendingRate: vendorPendingRate,
-        hangRate: vendorHangRate,
-        hangMs: services.config.stamps.vendorTimeoutMs * 2,
-      }),
-    };
-    vendors.set(services, kinds);
-  }
-  return order.mock ? kinds.mock : kinds.simulated;
-}
-
-/** What the vendor is asked for one stamp of the order. */
-export function stampRequestOf(order: StampOrder, serial: number): StampRequest {
-  return {
-    key: `${order.id}:${serial}`,
-    orderId: order.id,
-    serial,
-    placedAt: order.createdAt,
-    stateCode: order.stateCode,
-    articleId: order.articleId,
-    dutyPaise: order.dutyPaise,
-    considerationPaise: order.considerationPaise,
-    firstPartyName: order.firstPartyName,
-    secondPartyName: order.secondPartyName,
-    firstPartyAddress: order.firstPartyAddress ?? null,
-    description: order.description ?? null,
-  };
-}
-
-/**
- * Asks the vendor, waiting at most STAMP_VENDOR_TIMEOUT_MS: past it, or on an error, the answer is `unanswered`
- * and the instance is asked again later (the same key: a stamp issued meanwhile comes back, not a second one).
- */
-async function ask(
-  services: AppServices,
-  vendor: StampVendor,
-  request: StampRequest,
-): Promise<VendorAnswer | { kind: 'unanswered'; problem: string }> {
-  const timeoutMs = services.config.stamps.vendorTimeoutMs;
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<{ kind: 'unanswered'; problem: string }>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve({ kind: 'unanswered', problem: `no answer within ${timeoutMs} ms` });
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([
-      vendor.procure(request, controller.signal).catch((error: unknown) => ({
-        kind: 'unanswered' as const,
-        problem: error instanceof Error ? error.message : String(error),
-      })),
-      deadline,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** How long an unanswered instance waits before its next ask: 5 s, doubling per attempt, at most 5 minutes. */
-function backoffSeconds(attempts: number): number {
-  return Math.min(300, 5 * 2 ** Math.min(attempts, 6));
 }
 
 /**
