@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import WebSocket from 'ws';
+import { publishOrderChange } from '../../src/modules/stamps/order-events';
 import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
 import { stampRequestOf } from '../../src/modules/stamps/vendors/ask-vendor';
 import type { StampOrder } from '../../src/modules/stamps/stamp-order.entity';
@@ -272,6 +274,18 @@ describe('procurement', () => {
     it('pushes status_counts to the owner over graphql-ws as procurement moves', async () => {
       const user = await app.createUser();
       const stranger = await app.createUser();
+      // Procurement is held before it records its first stamp (a certificate's file row) until the owner's
+      // subscription is proven live, so the test never races the three batches of a fast mock order.
+      const hold = new pg.Client({ connectionString: app.databaseUrl });
+      await hold.connect();
+      await hold.query('begin');
+      await hold.query('lock table files in share mode');
+      let held = true;
+      const release = async () => {
+        if (!held) return;
+        held = false;
+        await hold.query('commit');
+      };
       const clientId = await order(user, { mock: true, quantity: 150 });
       const client: Client = createClient({
         url: `${app.url.replace('http', 'ws')}/graphql`,
@@ -320,10 +334,24 @@ describe('procurement', () => {
           10_000,
         );
         expect(JSON.stringify(refused[0])).toContain('not_found');
+        // A change announced on the order's topic while nothing is recorded: the owner hears it, so is subscribed.
+        await until(
+          async () => {
+            await publishOrderChange(app.services, app.services.orm.em.fork(), { id: clientId, userId: user.user_id });
+            return seen.length;
+          },
+          (n) => n > 0,
+          'the owner to be subscribed',
+          10_000,
+        );
+        expect(seen[0]).toEqual({ pending: 150, available: 0, reserved: 0, used: 0, rejected: 0 });
+        await release();
         await done;
-        expect(seen.length).toBeGreaterThan(1);
+        expect(seen.at(-1)).toEqual({ pending: 0, available: 150, reserved: 0, used: 0, rejected: 0 });
         for (let i = 1; i < seen.length; i++) expect(seen[i].available).toBeGreaterThanOrEqual(seen[i - 1].available);
       } finally {
+        await release();
+        await hold.end();
         await client.dispose();
         await intruder.dispose();
       }
