@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import addressparser from 'nodemailer/lib/addressparser';
@@ -193,6 +194,26 @@ export interface AppConfig {
   graphql: { maxCost: number; maxAliases: number; maxTokens: number };
   /** The worker threads that parse and verify uploaded bytes. */
   workers: { threads: number; maxQueue: number; taskTimeoutMs: number; maxMemoryMb: number };
+  /** The eSign Service Providers Aadhaar signers sign through, by the session's `backend` (docs/signing.md). */
+  esps: Record<string, EspConfig>;
+}
+
+/** One ESP backend: `ESP_<NAME>_*` (the built-in sandbox needs none of them). */
+export interface EspConfig {
+  name: string;
+  /** The ESP's gateway: the signer's browser POSTs the signed request here. */
+  url: string;
+  /** The CCA eSign API version spoken: `2.1` (the browser carries the response back) or `3.2` (the ESP posts it). */
+  version: '2.1' | '3.2';
+  aspId: string;
+  /** The ESP's response-signing certificate (PEM); the built-in sandbox's is its own key in the database. */
+  certificatePem?: string;
+  /** The key requests are signed with (the ASP's); the built-in sandbox's ASP key is made in the database. */
+  aspPfx?: { path: string; password: string };
+  /** How long a transaction waits for the ESP's answer; after it the signer may start again and a late answer is refused. */
+  timeoutSeconds: number;
+  /** The built-in sandbox ESP, mounted by this service at /sandbox/esp. */
+  builtIn: boolean;
 }
 
 /** Where messages go (docs/api.md, Notifications): each channel without a provider ends in the outbox table. */
@@ -245,9 +266,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     if (!env.PLATFORM_SIGNING_PFX) {
       problems.push('PLATFORM_SIGNING_PFX: required when APP_ENV=production (the document-signing certificate for suresign)');
     }
-    if (!env.ALLOW_SANDBOX_ESP) {
+    if (!env.ALLOW_SANDBOX_ESP && !Object.keys(source).some((name) => ESP_URL.test(name) && name !== 'ESP_SANDBOX_URL')) {
       problems.push(
-        'ALLOW_SANDBOX_ESP: the built-in sandbox ESP is the only Aadhaar backend; production refuses it unless ALLOW_SANDBOX_ESP=true',
+        'ALLOW_SANDBOX_ESP: production needs an eSign Service Provider (ESP_<NAME>_URL and the rest, docs/signing.md), or ALLOW_SANDBOX_ESP=true for the built-in sandbox ESP',
       );
     }
     if (env.STAMP_VENDOR === 'simulated' && !env.ALLOW_SIMULATED_VENDOR) {
@@ -262,10 +283,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       );
     }
   }
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  const esps = espBackends(source, env, publicUrl, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = path.resolve(env.DATA_DIR);
-  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   // The sandbox TSA answers on the service's own address (src/modules/signing/tsa/sandbox-tsa.ts).
   const tsaUrl = env.TSA_URL ?? (env.APP_ENV === 'sandbox' ? `${publicUrl}/sandbox/tsa` : undefined);
   const tsaHeader = env.TSA_AUTH_HEADER?.match(/^([^:]+):\s*(.*)$/);
@@ -351,7 +373,66 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       taskTimeoutMs: env.WORKER_TASK_TIMEOUT_MS,
       maxMemoryMb: env.WORKER_MAX_MEMORY_MB,
     },
+    esps,
   };
+}
+
+const ESP_URL = /^ESP_([A-Z0-9]+)_URL$/;
+
+/**
+ * The ESP backends: each `ESP_<NAME>_URL` with its `_CERT` (PEM text or a file), `_ASP_ID`, `_ASP_PFX`,
+ * `_ASP_PFX_PASSWORD`, `_VERSION` (2.1 or 3.2) and `_TIMEOUT_SECONDS`; the backend is `<name>` in lower case. In
+ * sandbox (and in production with ALLOW_SANDBOX_ESP) `sandbox` is the built-in gateway unless ESP_SANDBOX_URL names
+ * another, which then needs its certificate and an ASP key like any ESP.
+ */
+function espBackends(source: NodeJS.ProcessEnv, env: Env, publicUrl: string, problems: string[]): Record<string, EspConfig> {
+  const esps: Record<string, EspConfig> = {};
+  const names = Object.keys(source)
+    .map((key) => ESP_URL.exec(key)?.[1])
+    .filter((name): name is string => !!name);
+  const sandboxAllowed = env.APP_ENV === 'sandbox' || env.ALLOW_SANDBOX_ESP;
+  if (sandboxAllowed && !names.includes('SANDBOX')) names.push('SANDBOX');
+  for (const name of names) {
+    const value = (suffix: string) => source[`ESP_${name}_${suffix}`]?.trim() || undefined;
+    const builtIn = name === 'SANDBOX' && !value('URL');
+    const version = value('VERSION') ?? '2.1';
+    if (version !== '2.1' && version !== '3.2') problems.push(`ESP_${name}_VERSION: 2.1 or 3.2`);
+    const timeout = Number(value('TIMEOUT_SECONDS') ?? 900);
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) problems.push(`ESP_${name}_TIMEOUT_SECONDS: 1 to 86400`);
+    const url = builtIn ? `${publicUrl}/sandbox/esp` : value('URL')!;
+    if (!/^https?:\/\/\S+$/.test(url)) problems.push(`ESP_${name}_URL: an http(s) URL`);
+    if (!builtIn) {
+      for (const required of ['CERT', 'ASP_ID', 'ASP_PFX']) {
+        if (!value(required)) problems.push(`ESP_${name}_${required}: required with ESP_${name}_URL`);
+      }
+    }
+    const pfx = value('ASP_PFX');
+    esps[name.toLowerCase()] = {
+      name: name.toLowerCase(),
+      url,
+      version: version === '3.2' ? '3.2' : '2.1',
+      aspId: value('ASP_ID') ?? 'ESIGN-SANDBOX-ASP',
+      certificatePem: builtIn ? undefined : pemOrFile(`ESP_${name}_CERT`, value('CERT'), problems),
+      aspPfx: builtIn || !pfx ? undefined : { path: path.resolve(pfx), password: source[`ESP_${name}_ASP_PFX_PASSWORD`] ?? '' },
+      timeoutSeconds: timeout,
+      builtIn,
+    };
+  }
+  return esps;
+}
+
+/** PEM text as given, or the contents of the file it names. */
+function pemOrFile(variable: string, value: string | undefined, problems: string[]): string | undefined {
+  if (!value) return undefined;
+  if (value.includes('-----BEGIN CERTIFICATE-----')) return value;
+  try {
+    const text = readFileSync(path.resolve(value), 'utf8');
+    if (text.includes('-----BEGIN CERTIFICATE-----')) return text;
+    problems.push(`${variable}: ${value} holds no PEM certificate`);
+  } catch {
+    problems.push(`${variable}: PEM text, or a readable file holding it (${value} cannot be read)`);
+  }
+  return undefined;
 }
 
 /** `"Name" <address>` or a bare address; without a name the platform calls itself `Esign`. */
@@ -372,6 +453,16 @@ export function describeConfig(config: AppConfig): Record<string, unknown> {
     databaseUrl: config.databaseUrl ? maskUserinfo(config.databaseUrl) : 'embedded',
     stamps: { ...config.stamps, feePerStampPaise: config.stamps.feePerStampPaise.toString() },
     platformSigningPfx: config.platformSigningPfx ? { path: config.platformSigningPfx.path, password: '***' } : undefined,
+    esps: Object.fromEntries(
+      Object.entries(config.esps).map(([name, esp]) => [
+        name,
+        {
+          ...esp,
+          certificatePem: esp.certificatePem && '(PEM)',
+          aspPfx: esp.aspPfx && { path: esp.aspPfx.path, password: '***' },
+        },
+      ]),
+    ),
     tsa: config.tsa && {
       ...config.tsa,
       url: maskUserinfo(config.tsa.url),

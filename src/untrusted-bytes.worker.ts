@@ -12,6 +12,9 @@ import { readCertification } from './modules/signing/pdf/certification';
 import { prefixStampPages } from './modules/signing/pdf/prefix-stamp-pages';
 import { prepareForSigning, type ImagePlacement, type SignerLayout } from './modules/signing/pdf/prepare-for-signing';
 import { appendValidationData, type ValidationData } from './modules/signing/pdf/dss';
+import { buildAppendedPagesSignatureUpdate } from './modules/signing/pdf/append-signed-pages';
+import type { Box } from './modules/signing/pdf/prepare-for-signing';
+import { renderCompletionCertificate, type CompletionCertificateFacts } from './modules/esign/render-completion-certificate';
 import {
   buildDocumentTimestampUpdate,
   buildSignatureUpdate,
@@ -65,6 +68,17 @@ export const appendValidationDataTask = workerTask((input: { pdf: Uint8Array; da
 
 export const buildDocumentTimestampUpdateTask = workerTask((input: { pdf: Uint8Array; fieldName: string }) =>
   buildDocumentTimestampUpdate(input.pdf, input.fieldName),
+);
+
+/** A signature update that appends pages (a certificate of completion) which its own signature covers. */
+export const buildAppendedPagesSignatureUpdateTask = workerTask(
+  (input: { pdf: Uint8Array; pages: Uint8Array; appearance: SignatureAppearance; box: Box }) =>
+    buildAppendedPagesSignatureUpdate(input.pdf, input.pages, input.appearance, input.box),
+);
+
+/** A session's certificate of completion (not untrusted bytes: drawing pages is CPU work kept off the event loop). */
+export const renderCompletionCertificateTask = workerTask((facts: CompletionCertificateFacts) =>
+  renderCompletionCertificate(facts),
 );
 
 /** E-stamp certificates of one order (not untrusted bytes: CPU work kept off the procurement job's event loop). */

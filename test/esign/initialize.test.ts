@@ -10,6 +10,7 @@ const SESSION_KEYS = [
   'actor_type',
   'allow_delegation',
   'allow_download',
+  'append_certificate',
   'archived',
   'auth_mode',
   'backend',

@@ -1,5 +1,5 @@
 import type { TestApp } from './app';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
+import { SANDBOX_BIOMETRIC, SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { rest, restUpload, signerApi, type RestResponse } from './clients';
 import { corpusFile, makePng } from './fixtures';
 
@@ -53,15 +53,101 @@ export async function createSession(app: TestApp, token: string, body: Record<st
   return response.body.data!;
 }
 
-/** An Aadhaar signer signs through the sandbox ESP: Aadhaar number and consent, then the sandbox OTP. */
-export async function signAsAadhaar(app: TestApp, token: string, aadhaarNumber = '234123412346') {
-  const started = await signerApi(app, 'POST', '/aadhaar/otp', token, { aadhaar_number: aadhaarNumber, consent: true });
-  if (started.status !== 200) return started;
-  return signerApi(app, 'POST', '/sign', token, {
-    consent: true,
-    transaction_id: started.body.data.transaction_id,
-    otp: SANDBOX_OTP,
+/**
+ * A page's first form as a browser would submit it: its action (resolved against `pageUrl` when given, else as
+ * written) and hidden fields, HTML entities decoded.
+ */
+export function formOf(html: string, pageUrl?: string): { action: string; fields: Record<string, string> } {
+  const form = /<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
+  if (!form) throw new Error(`no form in the page:\n${html}`);
+  const unescape = (value: string) => value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+  const fields: Record<string, string> = {};
+  for (const input of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[input[1]!] = unescape(input[2]!);
+  }
+  const action = unescape(form[1]!);
+  return { action: pageUrl ? new URL(action, pageUrl).toString() : action, fields };
+}
+
+/** A form POST as a browser sends it (no redirects followed). */
+export async function postForm(url: string, fields: Record<string, string>) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+    redirect: 'manual',
   });
+  return { url, status: response.status, html: await response.text(), location: response.headers.get('location') };
+}
+
+export interface AadhaarSigning {
+  aadhaar?: string;
+  /** The OTP (auth mode 1) or the biometric capture (2) given on the ESP's page. */
+  code?: string;
+  /** eSign 3.2: the signer's choice on the ESP's page. */
+  authMode?: 1 | 2;
+  /** Stop on the ESP's page: cancel there instead of authenticating. */
+  cancel?: boolean;
+}
+
+type FormPost = Awaited<ReturnType<typeof postForm>>;
+
+/**
+ * The signer's browser at the ESP, over HTTP: the request form posted to its gateway, the Aadhaar number and
+ * consent on its page (or Cancel), the OTP or biometric capture on the next, and for eSign 2.1 the auto-submitted
+ * form that carries the response back to the service (`delivered`). Each page as it answered.
+ */
+export async function throughEsp(
+  espUrl: string,
+  fields: Record<string, string>,
+  { aadhaar = '234123412346', code, authMode, cancel }: AadhaarSigning = {},
+): Promise<{ entry: FormPost; numberPage: FormPost; last: FormPost; delivered?: FormPost }> {
+  const entry = await postForm(espUrl, fields);
+  if (entry.status !== 200) throw new Error(`the ESP refused the request (${entry.status}): ${entry.html}`);
+  let form = formOf(entry.html, espUrl);
+  const numberPage = await postForm(form.action, {
+    ...form.fields,
+    aadhaar,
+    consent: 'yes',
+    ...(authMode ? { authMode: String(authMode) } : {}),
+    action: cancel ? 'cancel' : 'continue',
+  });
+  let last = numberPage;
+  if (!cancel && numberPage.status === 200) {
+    form = formOf(numberPage.html, form.action);
+    const biometric = numberPage.html.includes('name="biometric"');
+    last = await postForm(form.action, {
+      ...form.fields,
+      ...(biometric ? { biometric: code ?? SANDBOX_BIOMETRIC } : { otp: code ?? SANDBOX_OTP }),
+      action: 'sign',
+    });
+  }
+  if (last.status !== 200 || !last.html.includes('eSignResponse')) return { entry, numberPage, last };
+  const back = formOf(last.html, last.url);
+  return { entry, numberPage, last, delivered: await postForm(back.action, back.fields) };
+}
+
+/**
+ * An Aadhaar signer signs as a browser would, over HTTP: consent on the signer API (esp/start), then the form it
+ * answers posted to the ESP's gateway (the sandbox ESP, mounted by the service), the Aadhaar number and consent on
+ * its page, the OTP on the next, and the response carried back to the service (eSign 2.1: the auto-submitted form;
+ * 3.2: the gateway posts it itself). Answers the signer API's answer to start when it refused, else the signer's
+ * view afterwards with status 200 when the signature was made (409 when not, with the view as body).
+ */
+export async function signAsAadhaar(
+  app: TestApp,
+  token: string,
+  options: AadhaarSigning | string = {},
+): Promise<{ status: number; body: any; esp?: FormPost }> {
+  const signing = typeof options === 'string' ? { aadhaar: options } : options;
+  const started = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
+  if (started.status !== 200) return started;
+  const { esp_url: espUrl, fields } = started.body.data as { esp_url: string; fields: Record<string, string> };
+  const { last, delivered } = await throughEsp(espUrl, fields, signing);
+  if (delivered && delivered.status !== 303) return { status: delivered.status, body: { message: delivered.html } };
+  const view = await signerApi(app, 'GET', '/session', token);
+  const signed = view.body.data?.signer?.esp_transaction?.status === 'completed';
+  return { status: signed ? 200 : 409, body: view.body, esp: last };
 }
 
 /** POST stamps/create-order for an MH agreement stamp (MH-5), with the fields given replacing the defaults. */

@@ -615,6 +615,11 @@ const REST: Record<string, RestSpec> = {
     owner: (data, ids) => expect(itemIds(data.items)).toEqual([ids.order]),
     foreign: { isolated: (data) => expect(data.items).toEqual([]) },
   },
+  'GET /esign/download-certificate': {
+    call: (ids) => ({ method: 'GET', path: '/esign/download-certificate', query: { client_id: ids.completed } }),
+    owner: (data) => expect(data).toMatchObject({ url: expect.stringContaining('/downloads/'), expires_in: expect.any(Number) }),
+    foreign: { refused: { status: 404, message: 'Esign not completed.', code: 'not_found' } },
+  },
   'GET /stamps/download-pdf': {
     call: (ids) => ({ method: 'GET', path: '/stamps/download-pdf', query: { client_id: ids.stamp } }),
     owner: (data, ids) => expect(data).toMatchObject({ stamp_id: ids.stamp, url: expect.stringContaining('/downloads/') }),
@@ -814,6 +819,11 @@ const GQL: Record<string, GqlSpec> = {
     call: (ids) => byId('esignDownloadUrl', '{ url expires_in }')(ids.completed),
     owner: REST['GET /esign/download-pdf'].owner,
     foreign: { refused: { status: 404, message: 'Esign not completed.', code: 'not_found' } },
+  },
+  'Query.esignCompletionCertificateUrl': {
+    call: (ids) => byId('esignCompletionCertificateUrl', '{ url expires_in }')(ids.completed),
+    owner: REST['GET /esign/download-certificate'].owner,
+    foreign: REST['GET /esign/download-certificate'].foreign,
   },
   'Query.template': {
     call: (ids) => byId('template', '{ client_id file_id version }')(ids.template),
@@ -1579,7 +1589,7 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     'POST /otp/verify',
     'POST /location',
     'POST /face',
-    'POST /aadhaar/otp',
+    'POST /esp/start',
     'POST /sign',
     'POST /decline',
     'POST /delegate',

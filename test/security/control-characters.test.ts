@@ -35,6 +35,7 @@ describe('NUL and control characters in ids, codes and names', () => {
     ['/files/details', 'client_id'],
     ['/esign/details', 'client_id'],
     ['/esign/download-pdf', 'client_id'],
+    ['/esign/download-certificate', 'client_id'],
     ['/esign/verify', 'client_id'],
     ['/esign/audit', 'client_id'],
     ['/templates/details', 'client_id'],

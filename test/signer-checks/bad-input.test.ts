@@ -34,7 +34,7 @@ describe('the signer API under bad input', () => {
     ['plain text', 'hello', 'text/plain'],
     ['a large JSON body', JSON.stringify({ channel: 'email', pad: 'x'.repeat(64 * 1024) }), 'application/json'],
   ];
-  const paths = ['/otp/send', '/otp/verify', '/location', '/face', '/aadhaar/otp', '/sign'];
+  const paths = ['/otp/send', '/otp/verify', '/location', '/face', '/esp/start', '/sign', '/decline', '/delegate'];
 
   for (const path of paths) {
     for (const [what, body, type] of bodies) {

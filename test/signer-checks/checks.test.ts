@@ -6,7 +6,7 @@ import { SignerOtp } from '../../src/modules/signer-journey/checks/signer-otp.en
 import { distanceMetres } from '../../src/modules/signer-journey/checks/location-check';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, type Envelope } from '../helpers/clients';
-import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
+import { createSession, sessionBody, signAsAadhaar, signerInput, uploadPdf } from '../helpers/factories';
 
 // Bengaluru, Vidhana Soudha: the geofence centre of these tests.
 const CENTRE = { latitude: 12.9796, longitude: 77.5906 };
@@ -300,24 +300,24 @@ describe('pre-signing checks through the signer API', () => {
     expect((await call('POST', '/location', token, { latitude: 1, longitude: 1 })).status).toBe(409);
   });
 
-  it('records refused Aadhaar OTPs and the failure they end in', async () => {
+  it('records the ESP refusals of an Aadhaar signer and the failure they end in', async () => {
     const session = await createSession(app, owner.token, sessionBody(file, { sign_type: 'aadhaar', max_retry: 2 }));
     const token = session.signers[0].token;
-    for (const expected of [400, 400]) {
-      const started = await call('POST', '/aadhaar/otp', token, { aadhaar_number: '234123412346', consent: true });
-      const refused = await call('POST', '/sign', token, {
-        consent: true,
-        transaction_id: started.body.data.transaction_id,
-        otp: '000000',
-      });
-      expect(refused.status).toBe(expected);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      // The signer cancels on the ESP's pages: its error response costs one attempt here.
+      const refused = await signAsAadhaar(app, token, { cancel: true });
+      expect(refused.status).toBe(409);
     }
     const trail = await audit(session.client_id);
-    expect(trail.events.map((event: any) => [event.event, event.details?.attempts_left ?? null])).toEqual([
-      ['otp_sent', null],
-      ['otp_failed', 1],
-      ['otp_sent', null],
-      ['otp_failed', 0],
+    expect(
+      trail.events
+        .filter((event: any) => event.event !== 'viewed')
+        .map((event: any) => [event.event, event.details?.attempts_left ?? null]),
+    ).toEqual([
+      ['esp_request_sent', null],
+      ['esp_failed', 1],
+      ['esp_request_sent', null],
+      ['esp_failed', 0],
       ['signer_failed', null],
     ]);
     expect((await details(session.client_id)).signers[0].status).toBe('failed');

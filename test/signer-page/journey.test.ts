@@ -143,12 +143,15 @@ describe.skipIf(!hasChromium)('the signer journey, end to end in a browser', () 
       await picker.setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: sameFace });
       await page.getByRole('button', { name: 'Use this photo' }).click();
 
-      await page.getByLabel('Aadhaar number').waitFor({ timeout: 30_000 });
-      await page.getByLabel('Aadhaar number').fill('2341 2341 2346');
+      // Aadhaar: consent here, then the ESP's own pages (the sandbox gateway), then back to this page.
+      await page.getByLabel(/I agree to authenticate with Aadhaar/).waitFor({ timeout: 30_000 });
       await page.getByLabel(/I agree to authenticate with Aadhaar/).check();
-      await page.getByRole('button', { name: 'Send OTP' }).click();
-      await page.getByLabel('OTP', { exact: true }).fill(SANDBOX_OTP);
-      await page.getByRole('button', { name: 'Sign the document' }).click();
+      await page.getByRole('button', { name: 'Continue to Aadhaar eSign' }).click();
+      await page.getByRole('textbox', { name: 'Aadhaar number' }).fill('2341 2341 2346');
+      await page.getByLabel(/I consent to this eSign Service Provider/).check();
+      await page.getByRole('button', { name: 'Continue', exact: true }).click();
+      await page.getByLabel(/One-time password/).fill(SANDBOX_OTP);
+      await page.getByRole('button', { name: 'Sign', exact: true }).click();
       await page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
     } finally {
       await second.context.close();
@@ -206,7 +209,7 @@ describe.skipIf(!hasChromium)('the signer journey, end to end in a browser', () 
       'location_recorded',
       'signed',
     ]);
-    expect(steps(asha.signer_id as string)).toEqual(['viewed', 'face_attempt', 'face_attempt', 'otp_sent', 'signed']);
+    expect(steps(asha.signer_id as string)).toEqual(['viewed', 'face_attempt', 'face_attempt', 'esp_request_sent', 'signed']);
     // Every step the signers took carries their browser and address (the queue's deliveries have none).
     for (const event of trail.filter((event: any) => event.signer_id && !/^(invite_sent|completion_sent)$/.test(event.event))) {
       expect(event).toMatchObject({ ip: '127.0.0.1', user_agent: expect.stringMatching(/Chrome/) });

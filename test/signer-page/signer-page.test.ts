@@ -346,7 +346,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
     }
   });
 
-  it('signs with Aadhaar on a phone: number and consent, OTP, with the server’s errors next to the fields', async () => {
+  it('signs with Aadhaar on a phone: consent, then the ESP’s pages (number, a wrong OTP, the right one), and back', async () => {
     const session = await createSession(
       app,
       owner.token,
@@ -354,52 +354,44 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
     );
     const { page, errors, close } = await open(session.signers[0].invite_url as string, PHONE);
     try {
-      const number = page.getByLabel('Aadhaar number');
-      await number.waitFor();
+      const consent = page.getByLabel(/I agree to authenticate with Aadhaar/);
+      await consent.waitFor();
       expect(await renderAllPages(page)).toBe(4);
       // Nothing is wider than the phone.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       expect(await seriousAxeViolations(page)).toEqual([]);
+      expect(await page.locator('.facts').innerText()).toContain('Aadhaar eSign');
 
-      const consent = page.getByLabel(/I agree to authenticate with Aadhaar/);
-      const sendOtp = page.getByRole('button', { name: 'Send OTP' });
-      // Too short: refused in the page. A wrong check digit: refused by the server, shown at the number.
-      await number.fill('2341 2341');
+      // Without consent the page stays, and says why next to the box.
+      const go = page.getByRole('button', { name: 'Continue to Aadhaar eSign' });
+      await go.click();
+      await expect.poll(() => consent.getAttribute('aria-invalid')).toBe('true');
+      expect(await consent.getAttribute('aria-describedby')).toMatch(/-error/);
+      await expect.poll(() => page.locator('#announcer').textContent()).toBe('Tick the box to confirm that you agree to sign.');
+
+      // On to the ESP's own pages, in this tab.
       await consent.check();
-      await sendOtp.click();
-      expect(await number.getAttribute('aria-invalid')).toBe('true');
-      await number.fill('2341 2341 2345');
-      await sendOtp.click();
-      await expect
-        .poll(() => page.locator('.field-error:not([hidden])').first().textContent())
-        .toBe('That is not a valid Aadhaar number. Check the 12 digits.');
-      await expect
-        .poll(() => page.locator('#announcer').textContent())
-        .toBe('That is not a valid Aadhaar number. Check the 12 digits.');
-      expect(await number.getAttribute('aria-describedby')).toMatch(/-error/);
-
-      await number.fill(SANDBOX_AADHAAR);
-      await sendOtp.click();
-      await page.getByRole('heading', { name: 'Enter the OTP' }).waitFor();
-      await expect.poll(() => focusedId(page)).toBe('step-heading');
-      expect(await page.locator('.step').innerText()).toContain('XXXXXX3210');
-      expect(await seriousAxeViolations(page)).toEqual([]);
-
-      const otp = page.getByLabel('OTP', { exact: true });
+      await go.click();
+      await page.waitForURL(/\/sandbox\/esp$/);
+      await page.getByRole('textbox', { name: 'Aadhaar number' }).fill(SANDBOX_AADHAAR);
+      await page.getByLabel(/I consent to this eSign Service Provider/).check();
+      await page.getByRole('button', { name: 'Continue', exact: true }).click();
+      const otp = page.getByLabel(/One-time password/);
+      await otp.waitFor();
+      expect(await page.locator('main').innerText()).toContain('XXXXXX3210');
       await otp.fill('000000');
-      await page.getByRole('button', { name: 'Sign the document' }).click();
-      await expect.poll(() => otp.getAttribute('aria-invalid')).toBe('true');
-      expect(await page.locator('.field-error:not([hidden])').textContent()).toBe('That code is not correct. 2 attempt(s) left.');
-      expect(await focusedId(page)).toBe(await otp.getAttribute('id'));
+      await page.getByRole('button', { name: 'Sign', exact: true }).click();
+      await expect.poll(() => page.locator('#otp-error').textContent()).toBe('The OTP is not correct. 2 attempts left.');
+      await page.getByLabel(/One-time password/).fill(SANDBOX_OTP);
+      await page.getByRole('button', { name: 'Sign', exact: true }).click();
 
-      await otp.fill(SANDBOX_OTP);
-      await page.getByRole('button', { name: 'Sign the document' }).click();
       await page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
+      expect(page.url()).toBe(session.signers[0].invite_url);
       expect(await page.getByRole('button', { name: /Download/ }).count()).toBe(0);
       const read = await details(session.client_id);
       expect(read.status).toBe('completed');
       expect(read.signers[0].aadhaar_cert_details.name).toBe('Asha Rao');
-      // The two refusals are answers the page expected (400), logged by the browser as failed loads.
+      // The wrong OTP is the ESP's page answering 400, as the browser logs a failed load.
       expect(unexpected(errors, 400)).toEqual([]);
     } finally {
       await close();
@@ -780,20 +772,23 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       }
     });
 
-    it('a signer who failed (Aadhaar OTP retries used up)', async () => {
+    it('a signer who failed (Aadhaar eSign attempts used up)', async () => {
       const session = await createSession(
         app,
         owner.token,
         sessionBody(fileId, { sign_type: 'aadhaar', max_retry: 1, signers: [signerInput({ full_name: 'Asha Rao' })] }),
       );
-      const token = session.signers[0].token;
-      const started = await signerCall('POST', '/aadhaar/otp', token, { aadhaar_number: SANDBOX_AADHAAR, consent: true });
-      const wrong = await signerCall('POST', '/sign', token, {
-        consent: true,
-        transaction_id: started.body.data.transaction_id,
-        otp: '000000',
-      });
-      expect(wrong.status).toBe(400);
+      // The one attempt: off to the ESP, and cancelled there.
+      const { page, close } = await open(session.signers[0].invite_url as string);
+      try {
+        await page.getByLabel(/I agree to authenticate with Aadhaar/).check();
+        await page.getByRole('button', { name: 'Continue to Aadhaar eSign' }).click();
+        await page.waitForURL(/\/sandbox\/esp$/);
+        await page.getByRole('button', { name: 'Cancel' }).click();
+        await page.locator('[data-screen="failed"]').waitFor({ timeout: 30_000 });
+      } finally {
+        await close();
+      }
       const shown = await screenOf(session.signers[0].invite_url as string);
       expect(shown).toMatchObject({
         name: 'failed',

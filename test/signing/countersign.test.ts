@@ -5,6 +5,7 @@ import { rest, type Envelope } from '../helpers/clients';
 import { externalIdentity, signExternally, withObjectStreams, type ExternalIdentity } from '../helpers/external-signer';
 import {
   initializeEsign,
+  signAsAadhaar,
   sessionBody,
   signatureAt,
   signerInput,
@@ -23,7 +24,6 @@ import {
   signaturesOf,
 } from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { verifyPdfSignatures } from '../../src/modules/signing/verify-document';
 
 /** As in signing.test.ts: encrypted, or refused at upload. */
@@ -162,16 +162,10 @@ describe('incremental updates: earlier signatures survive', () => {
     const revisions: Buffer[] = [];
     for (const [index, signer] of session.signers.entries()) {
       revisions.push(await currentDocument(signer.token));
-      let body: Record<string, unknown> = { consent: true };
-      if (signTypes[index] === 'aadhaar') {
-        const started = await signerCall('POST', '/aadhaar/otp', signer.token, {
-          aadhaar_number: '9876 9876 9870',
-          consent: true,
-        });
-        expect(started.status, JSON.stringify(started.body)).toBe(200);
-        body = { consent: true, transaction_id: started.body.data.transaction_id, otp: SANDBOX_OTP };
-      }
-      const signed = await signerCall('POST', '/sign', signer.token, body);
+      const signed =
+        signTypes[index] === 'aadhaar'
+          ? await signAsAadhaar(app, signer.token, '9876 9876 9870')
+          : await signerCall('POST', '/sign', signer.token, { consent: true });
       expect(signed.status, JSON.stringify(signed.body)).toBe(200);
     }
     revisions.push(await finalDocument(session.client_id));
@@ -398,10 +392,12 @@ describe('incremental updates: earlier signatures survive', () => {
       expect(fromTemplate.body.message).toBe('document_certified');
     });
 
-    it('P=3 (annotations and form fields too): stamp pages and image elements refused', async () => {
+    it('P=3 (annotations and form fields too): stamp pages, image elements and an appended certificate refused', async () => {
       const fileId = await upload(await certified(3));
       await refused(sessionRequest(fileId, 4, { stamp: true, signTypes: ['suresign'] }), 'stamp', 3);
       await refused(sessionRequest(fileId, 4, { image: true }), 'signers[0].elements[1]', 3);
+      // A certificate of completion appended after the signatures adds pages too.
+      await refused({ ...sessionRequest(fileId, 4, { signTypes: ['suresign'] }), append_certificate: true }, 'append_certificate', 3);
       expect(await availableStamps(stampOrder)).toBe(1);
     });
 

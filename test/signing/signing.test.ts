@@ -2,12 +2,11 @@ import { PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, type Envelope } from '../helpers/clients';
-import { createSession, sessionBody, signatureAt, signerInput, uploadAsset, uploadPdf } from '../helpers/factories';
+import { createSession, sessionBody, signAsAadhaar, signatureAt, signerInput, uploadAsset, uploadPdf } from '../helpers/factories';
 import { corpusPdfs, corpusFile } from '../helpers/fixtures';
 import { hasPdfsig, hasQpdf, longTermTailProblems, pdfsigReport, qpdfCheck, signaturesOf } from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
 import { createRootCa } from '../../src/modules/signing/certificates';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 
 const UNSIGNABLE = new Set([
   '005-libreoffice-writer-password/libreoffice-writer-password.pdf',
@@ -287,13 +286,7 @@ describe('signing sessions (aadhaar, suresign and pfx)', () => {
           }),
         );
         const [aadhaar, suresign, pfx] = session.signers;
-        const started = await call('/aadhaar/otp', aadhaar.token, { aadhaar_number: '9876 9876 9870', consent: true });
-        expect(started.status, JSON.stringify(started.body)).toBe(200);
-        const first = await call('/sign', aadhaar.token, {
-          consent: true,
-          transaction_id: started.body.data.transaction_id,
-          otp: SANDBOX_OTP,
-        });
+        const first = await signAsAadhaar(app, aadhaar.token, '9876 9876 9870');
         expect(first.status, JSON.stringify(first.body)).toBe(200);
         for (const signer of [suresign, pfx]) {
           const signed = await call('/sign', signer.token, { consent: true });

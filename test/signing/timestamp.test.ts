@@ -255,11 +255,12 @@ describe('a TSA that does not give a valid token', () => {
     const granted = (res: http.ServerResponse, body: Buffer) =>
       res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(answerTimestampRequest(identity, body));
     answers.push(granted);
-    // The session completes: its document time-stamp (PADES_LTV) is the TSA's next request.
-    answers.push(granted);
+    // The session completes: its document time-stamp (PADES_LTV) is the TSA's next request, then the certificate
+    // of completion's signature time-stamp and its own document time-stamp.
+    answers.push(granted, granted, granted);
     const signed = await sign(token);
     expect(signed.status).toBe(200);
-    expect(requests).toBe(4);
+    expect(requests).toBe(6);
     const details = await rest<any>(app, 'GET', '/esign/details', {
       token: owner.token,
       query: { client_id: session.client_id },

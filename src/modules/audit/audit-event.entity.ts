@@ -22,7 +22,10 @@ export type AuditEventKind =
   | 'signer_delegated'
   | 'reminder_sent'
   | 'session_expired'
-  | 'completion_sent';
+  | 'completion_sent'
+  | 'esp_request_sent'
+  | 'esp_response_refused'
+  | 'esp_failed';
 
 /**
  * One step of a session's life, who took it from where: the evidence an owner keeps with the document.

@@ -21,9 +21,10 @@ export async function refuseForbiddenByCertification(services: AppServices, plan
   const problem = certificationRefusal(certification.permissions, {
     addsPages: plan.stamp !== null,
     drawsOnPages: images.length > 0,
+    appendsPages: plan.appendCertificate,
   });
   if (problem) {
-    const field = certification.permissions < 3 ? 'file_id' : plan.stamp ? 'stamp' : images[0];
+    const field = certification.permissions < 3 ? 'file_id' : plan.stamp ? 'stamp' : (images[0] ?? 'append_certificate');
     throw new AppError('document_certified', {
       errors: [{ field, problem }],
       details: { docmdp_permissions: certification.permissions },

@@ -66,6 +66,14 @@ export class EsignSession {
   @Property({ type: 'boolean', default: false })
   allowDelegation: Opt<boolean> = false;
 
+  /** Whether the certificate of completion is also appended to the signed PDF (its last incremental update). */
+  @Property({ type: 'boolean', default: false })
+  appendCertificate: Opt<boolean> = false;
+
+  /** The certificate of completion, made when the session completes. */
+  @ManyToOne(() => StoredFile, { nullable: true, deleteRule: 'set null' })
+  completionCertificateFile?: StoredFile;
+
   /** Every so many hours the signer whose turn it is gets a reminder, at most `reminderMax` each; null: none. */
   @Property({ type: 'integer', nullable: true })
   reminderIntervalHours?: number;

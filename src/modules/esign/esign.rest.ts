@@ -15,6 +15,13 @@ export const esignRestRoutes: RestRoute[] = [
     summary: 'A short-lived URL of the signed PDF, once the session is completed.',
   },
   {
+    method: 'GET',
+    path: '/esign/download-certificate',
+    operation: 'Query.esignCompletionCertificateUrl',
+    summary:
+      'A short-lived URL of the certificate of completion (a PDF signed by the platform), once the session is completed (added by this service).',
+  },
+  {
     method: 'POST',
     path: '/esign/cancel',
     operation: 'Mutation.cancelEsign',

@@ -19,6 +19,7 @@ export { createSession } from './initialize-esign';
 export { planSession } from './plan-session';
 export { recordDecline } from './decline-session';
 export { handOverSigner } from './reassign-signer';
+export { completeDocument, type CompletedDocument } from './completion-certificate';
 export { recordSignature } from './record-signature';
 export { publishSignerChange, recordSessionWebhook } from './session-events';
 export { ElementInput, SignerInput, SignerLayoutInput, type SessionRequest } from './session.inputs';

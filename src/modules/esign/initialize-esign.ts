@@ -22,7 +22,7 @@ export async function initializeEsign(
   actor: Actor,
   request: SessionRequest,
 ): Promise<EsignSession> {
-  const plan = await planSession(em, actor, request);
+  const plan = await planSession(em, actor, request, Object.keys(services.config.esps));
   return createSession(services, em, actor, plan);
 }
 
@@ -53,6 +53,7 @@ export async function createSession(
         folder: plan.folder,
         allowDownload: plan.allowDownload,
         allowDelegation: plan.allowDelegation,
+        appendCertificate: plan.appendCertificate,
         signingOrder: plan.signingOrder,
         reminderIntervalHours: plan.reminderIntervalHours ?? undefined,
         reminderMax: plan.reminderMax,

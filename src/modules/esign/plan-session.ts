@@ -5,7 +5,7 @@ import type { Actor } from '../../platform/auth/actor';
 import { SIGNING_ORDERS, type EmailTemplateOverrides, type SignType, type SigningOrder } from './esign-session.entity';
 import { planStamp, type StampPlan } from '../stamps';
 import type { SessionRequest, SignerInput } from './session.inputs';
-import { AUTH_MODES, BACKENDS, LIMITS, SIGN_TYPES, checkLocation, planElements } from './validation';
+import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation, planElements } from './validation';
 import { Problems, absoluteHttpUrl, emailSchema, isAbsent, oneOf, text, wholeNumber } from '../../platform/validation/problems';
 import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from './signer-state';
 
@@ -44,6 +44,7 @@ export interface SessionPlan {
   maxRetry: number;
   allowDownload: boolean;
   allowDelegation: boolean;
+  appendCertificate: boolean;
   signingOrder: SigningOrder;
   /** Null: no reminders. */
   reminderIntervalHours: number | null;
@@ -67,7 +68,8 @@ export function planContact(
   kept: { email?: string | null; mobile?: string | null; countryCode?: string | null } = {},
 ): { email?: string; mobile?: string; countryCode?: string } {
   const email = text(problems, `${prefix}email`, input.email, 320) ?? kept.email ?? undefined;
-  if (email !== undefined && !emailSchema.safeParse(email).success) problems.invalidField(`${prefix}email`, 'must be an email address');
+  if (email !== undefined && !emailSchema.safeParse(email).success)
+    problems.invalidField(`${prefix}email`, 'must be an email address');
   const mobile = text(problems, `${prefix}mobile`, input.mobile, 20) ?? kept.mobile ?? undefined;
   if (mobile !== undefined && !/^\d{6,15}$/.test(mobile)) problems.invalidField(`${prefix}mobile`, 'must be 6 to 15 digits');
   const countryCode = text(problems, `${prefix}country_code`, input.country_code, 8) ?? kept.countryCode ?? undefined;
@@ -178,7 +180,13 @@ function planSigner(
  * Validates a whole session request (initialize-esign, or a template merged with runtime input) and
  * resolves what it refers to. One code path for both ways of starting a session.
  */
-export async function planSession(em: EntityManager, actor: Actor, request: SessionRequest): Promise<SessionPlan> {
+/** `backends`: the configured ESP backends (ESP_<NAME>_*; `sandbox` built in), the values `backend` may take. */
+export async function planSession(
+  em: EntityManager,
+  actor: Actor,
+  request: SessionRequest,
+  backends: readonly string[],
+): Promise<SessionPlan> {
   const problems = new Problems();
   const signType = oneOf(problems, 'sign_type', request.sign_type, SIGN_TYPES);
   if (isAbsent(request.sign_type)) problems.missingField('sign_type');
@@ -189,13 +197,16 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
   if (signersInput.length > LIMITS.signers.max) problems.invalidField('signers', `at most ${LIMITS.signers.max} signers`);
 
   const authMode = oneOf(problems, 'auth_mode', request.auth_mode, AUTH_MODES) ?? 1;
-  const backend = oneOf(problems, 'backend', request.backend, BACKENDS) ?? 'sandbox';
+  const backend =
+    oneOf(problems, 'backend', request.backend, backends) ??
+    (backends.includes('sandbox') ? 'sandbox' : (backends[0] ?? 'sandbox'));
   const expirySeconds =
     wholeNumber(problems, 'expiry_seconds', request.expiry_seconds, LIMITS.expirySeconds) ?? LIMITS.expirySeconds.default;
   const maxRetry = wholeNumber(problems, 'max_retry', request.max_retry, LIMITS.maxRetry) ?? LIMITS.maxRetry.default;
   const reminderIntervalHours =
     wholeNumber(problems, 'reminder_interval_hours', request.reminder_interval_hours, LIMITS.reminderIntervalHours) ?? null;
-  const reminderMax = wholeNumber(problems, 'reminder_max', request.reminder_max, LIMITS.reminderMax) ?? LIMITS.reminderMax.default;
+  const reminderMax =
+    wholeNumber(problems, 'reminder_max', request.reminder_max, LIMITS.reminderMax) ?? LIMITS.reminderMax.default;
   if (!isAbsent(request.reminder_max) && reminderIntervalHours === null && isAbsent(request.reminder_interval_hours)) {
     problems.invalidField('reminder_max', 'needs reminder_interval_hours');
   }
@@ -278,6 +289,7 @@ export async function planSession(em: EntityManager, actor: Actor, request: Sess
     maxRetry,
     allowDownload: request.allow_download ?? true,
     allowDelegation: request.allow_delegation ?? false,
+    appendCertificate: request.append_certificate ?? false,
     signingOrder,
     reminderIntervalHours,
     reminderMax,

@@ -8,6 +8,7 @@ import { queueCompletion, queueInvite } from './signer-messages';
 import { settleSessionStamps } from '../stamps';
 import { publishSignerChange, recordSessionWebhook } from './session-events';
 import { isSignersTurn } from './signer-turn';
+import { certificateName } from './download-signed-pdf';
 
 /**
  * Records that the signer whose turn it is (any pending signer of a parallel session) has signed: the signed
@@ -18,7 +19,13 @@ import { isSignersTurn } from './signer-turn';
 export async function recordSignature(
   services: AppServices,
   em: EntityManager,
-  input: { sessionId: string; signerId: string; signedPdf: Uint8Array },
+  input: {
+    sessionId: string;
+    signerId: string;
+    signedPdf: Uint8Array;
+    /** With the last signature: the certificate of completion (completeDocument). */
+    completionCertificate?: Uint8Array;
+  },
 ): Promise<EsignSession> {
   const stored = await em.transactional(async (tx) => {
     const session = await tx.findOne(EsignSession, { id: input.sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -46,6 +53,15 @@ export async function recordSignature(
     }
     await tx.flush();
     if (session.status === 'completed') {
+      if (input.completionCertificate) {
+        session.completionCertificateFile = await storeBytes(
+          services.blobs,
+          tx,
+          { ownerId: session.user.id, kind: 'pdf', name: certificateName(session.filename), mime: 'application/pdf' },
+          input.completionCertificate,
+        );
+        await tx.flush();
+      }
       await settleSessionStamps(services, tx, [session.id], 'completed');
       await queueCompletion(services, tx, session, file);
     } else if (session.signingOrder === 'sequential') {

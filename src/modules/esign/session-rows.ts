@@ -17,6 +17,7 @@ export type SessionRecord = Pick<
   | 'folder'
   | 'allowDownload'
   | 'allowDelegation'
+  | 'appendCertificate'
   | 'signingOrder'
   | 'reminderIntervalHours'
   | 'reminderMax'
@@ -80,7 +81,7 @@ export type SignerRecord = Pick<
 type Row = Record<string, any>;
 
 const SESSION_COLUMNS = `id, user_id, sign_type, auth_mode, backend, file_id, current_pdf_file_id, filename, folder,
-  allow_download, allow_delegation, signing_order, reminder_interval_hours, reminder_max, archived, expiry_seconds, expires_at, max_retry, redirect_url, sender, email_template_overrides,
+  allow_download, allow_delegation, append_certificate, signing_order, reminder_interval_hours, reminder_max, archived, expiry_seconds, expires_at, max_retry, redirect_url, sender, email_template_overrides,
   signer_idx, stamp_page_count, status, cancel_reason, template_id, template_version, created_at`;
 
 const SIGNER_COLUMNS = `id, session_id, position, token_sealed, sign_type, auth_mode, max_retry, pfx_id, full_name, email,
@@ -125,6 +126,7 @@ function sessionRecordOf(row: Row): SessionRecord {
     folder: optional(row.folder),
     allowDownload: row.allow_download,
     allowDelegation: row.allow_delegation,
+    appendCertificate: row.append_certificate,
     signingOrder: row.signing_order,
     reminderIntervalHours: row.reminder_interval_hours ?? undefined,
     reminderMax: row.reminder_max,

@@ -178,6 +178,7 @@ export interface SessionRequest {
   max_retry?: number | null;
   allow_download?: boolean | null;
   allow_delegation?: boolean | null;
+  append_certificate?: boolean | null;
   signing_order?: string | null;
   reminder_interval_hours?: number | null;
   reminder_max?: number | null;

@@ -1,17 +1,4 @@
-import {
-  Arg,
-  Args,
-  ArgsType,
-  Ctx,
-  Field,
-  FieldResolver,
-  Int,
-  Mutation,
-  Query,
-  Resolver,
-  Root,
-  Subscription,
-} from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { ownedOrNotFound, ownedOrNull } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
@@ -21,7 +8,7 @@ import { StampInstanceType, toStampView, MAX_EXPLICIT_STAMPS } from '../stamps';
 import { cancelSession } from './cancel-session';
 import { reassignSigner } from './reassign-signer';
 import { resendInvite } from './resend-invite';
-import { downloadSignedPdf } from './download-signed-pdf';
+import { downloadCompletionCertificate, downloadSignedPdf } from './download-signed-pdf';
 import { initializeEsign } from './initialize-esign';
 import { getOwnSession, listOwnSessions, readOwnSession } from './read-sessions';
 import { EmailTemplateOverridesInput, SignerInput, StampRequestInput, type SessionRequest } from './session.inputs';
@@ -58,6 +45,13 @@ export class SessionOptionsArgs {
     description: 'Whether a signer may hand their place to someone else (POST /signer-api/delegate); default false (added).',
   })
   allow_delegation?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'Whether the certificate of completion is also appended to the signed PDF, as its last incremental update signed by the platform; default false (added).',
+  })
+  append_certificate?: boolean | null;
 
   @Field(() => String, {
     nullable: true,
@@ -130,6 +124,14 @@ export class EsignSessionResolver {
   @Query(() => SignedPdfDownloadType, { description: 'A short-lived link to the signed PDF of a completed session.' })
   esignDownloadUrl(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<SignedPdfDownloadType> {
     return downloadSignedPdf(ctx.services, ctx.em, ctx.actor, clientId);
+  }
+
+  @Query(() => SignedPdfDownloadType, {
+    description:
+      'A short-lived link to the certificate of completion of a completed session: the document, its fingerprints, every signer and the audit trail, signed by the platform.',
+  })
+  esignCompletionCertificateUrl(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<SignedPdfDownloadType> {
+    return downloadCompletionCertificate(ctx.services, ctx.em, ctx.actor, clientId);
   }
 
   @Mutation(() => EsignSessionType, { description: 'Cancel a pending session.' })

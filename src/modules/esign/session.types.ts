@@ -59,6 +59,11 @@ export class EsignSessionType {
   @Field({ description: 'Whether a signer may delegate their place (added by this service).' })
   allow_delegation!: boolean;
 
+  @Field({
+    description: 'Whether the certificate of completion is appended to the signed PDF (added by this service).',
+  })
+  append_certificate!: boolean;
+
   @Field({ description: '`sequential` or `parallel` (added by this service).' })
   signing_order!: string;
 
@@ -136,6 +141,7 @@ export function toSessionView(session: SessionRecord): EsignSessionType {
     folder: session.folder ?? null,
     allow_download: session.allowDownload,
     allow_delegation: session.allowDelegation,
+    append_certificate: session.appendCertificate,
     signing_order: session.signingOrder,
     reminder_interval_hours: session.reminderIntervalHours ?? null,
     reminder_max: session.reminderMax,

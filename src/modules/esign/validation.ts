@@ -10,7 +10,6 @@ export const SIGN_TYPES: readonly SignType[] = ['aadhaar', 'suresign', 'pfx'];
 /** 1 = OTP, 2 = biometric (DESIGN.md, Coordinates and elements). */
 export const AUTH_MODES = [1, 2] as const;
 /** Signing backends; `sandbox` is the built-in simulated ESP, others arrive as adapters. */
-export const BACKENDS = ['sandbox'] as const;
 export const ELEMENT_TYPES = ['signature', 'image'] as const;
 export const ALIGNMENTS = ['left', 'center', 'right'] as const;
 

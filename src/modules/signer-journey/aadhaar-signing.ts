@@ -1,114 +1,353 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, isAppError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, lockTurn, signerByToken, publishSignerChange, recordSessionWebhook, Signer } from '../esign';
+import {
+  EsignSession,
+  isSignersTurn,
+  lockSessionOf,
+  lockTurn,
+  publishSignerChange,
+  recordSessionWebhook,
+  Signer,
+  signerByToken,
+} from '../esign';
+import {
+  buildEspRequest,
+  checkReturnedSignature,
+  claimedTxn,
+  espConfig,
+  EsignXmlError,
+  fillSignature,
+  nameMatchScore,
+  readAadhaarCertDetails,
+  readEspResponse,
+  timestampSignature,
+  type ParsedEsignResponse,
+  type PreparedSignature,
+} from '../signing';
 import { assertChecksPassed } from './checks/checks';
-import { espBackends, nameMatchScore, normalizeAadhaarNumber, readAadhaarCertDetails, type EspBackend } from '../signing';
-import type { SigningMaterial } from './signing-material';
+import { EspTransaction } from './esp-transaction.entity';
+import { SIGNER_RETURN_PATH } from './page/signer-page';
+import { ensurePrepared } from './prepare-document';
+import { recordSignedRevision, signerAppearance } from './sign-in-turn';
 
-function esp(session: EsignSession): EspBackend {
-  const backend = espBackends[session.backend];
-  if (!backend) throw new AppError('conflict', { message: `signing backend ${session.backend} is not available` });
-  return backend;
-}
+/** Where ESPs send responses (`responseUrl`), under PUBLIC_URL; signers come back to SIGNER_RETURN_PATH. */
+export const ESP_RESPONSE_PATH = '/esp/response';
+/** A response whose `ts` is further from now than this is refused (clocks of ASP and ESP may differ a little). */
+const RESPONSE_CLOCK_SKEW_MS = 10 * 60_000;
 
 /**
- * Aadhaar, step 1: the signer gives an Aadhaar number (checked with its Verhoeff digit) and consents; the
- * ESP of the session's backend starts a transaction and sends an OTP to the holder's registered mobile.
+ * Aadhaar, step 1 (CCA eSign API): the signer whose turn it is consents; the signature's incremental update is
+ * prepared over the current PDF and its byte range hashed; the signed `<Esign>` request for that hash is answered
+ * as the form the signing page posts to the session's ESP. The ESP authenticates the holder on its own pages
+ * (Aadhaar number, OTP or biometric) and answers `acceptEspResponse`. One open transaction per signer: another
+ * start waits until it is answered or times out, unless it says `restart: true` (the signer left the ESP's pages
+ * and starts over): the open one is then abandoned, and an answer to it refused, at no cost to the signer.
  */
-export async function startAadhaarSigning(
+export async function startAadhaarEsign(
   services: AppServices,
   em: EntityManager,
   token: string | null,
-  input: { aadhaar_number?: string | null; consent?: boolean | null },
+  input: { consent?: boolean | null; restart?: boolean | null },
   origin: RequestOrigin,
-): Promise<{ transaction_id: string; otp_sent_to: string; expires_at: Date }> {
+): Promise<{ txn: string; esp_url: string; fields: Record<string, string>; expires_at: Date }> {
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
-  const aadhaar = normalizeAadhaarNumber(input.aadhaar_number ?? '');
-  if (!aadhaar) {
-    throw new AppError('invalid_aadhaar_number', {
-      errors: [{ field: 'aadhaar_number', problem: '12 digits with a valid Verhoeff check digit' }],
-    });
-  }
-  return em.transactional(async (tx) => {
+  let discarded: string | undefined;
+  const started = await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     if (signer.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
     assertChecksPassed(signer);
-    const started = await esp(session).startTransaction(
-      { services, em: tx },
-      { aadhaar, authMode: signer.authMode, signerId: signer.id },
-    );
-    recordAudit(tx, { session, signer, event: 'otp_sent', origin, details: { channel: 'aadhaar', sent_to: started.otpSentTo } });
+    const esp = espConfig(services, session.backend);
+    if (!esp) throw new AppError('conflict', { message: `signing backend ${session.backend} is not available` });
+
+    const now = new Date();
+    const open = await tx.findOne(EspTransaction, { signer: signer.id, status: 'pending' });
+    if (open && open.expiresAt > now && input.restart !== true) {
+      const retryAfter = Math.ceil((open.expiresAt.getTime() - now.getTime()) / 1000);
+      throw new AppError('conflict', {
+        message: `an eSign transaction of this signer is open until ${open.expiresAt.toISOString()}: finish it at the ESP, or start again (restart: true)`,
+        errors: [{ field: 'restart', problem: `an eSign transaction is open for ${retryAfter} more second(s)` }],
+      });
+    }
+    if (open) {
+      await expire(tx, open, open.expiresAt > now ? 'abandoned' : 'timeout');
+      discarded = open.preparedKey;
+    }
+
+    const working = await ensurePrepared(services, tx, session);
+    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
+      pdf: working,
+      appearance: signerAppearance(signer, now),
+    });
+    const { updated, contentsAt, contentsEnd } = update;
+    const inputHash = createHash('sha256')
+      .update(updated.subarray(0, contentsAt))
+      .update(updated.subarray(contentsEnd))
+      .digest('hex');
+    const txn = `esptxn_${randomBytes(16).toString('hex')}`;
+    const preparedKey = `esp/${txn}.pdf`;
+    await services.blobs.putBytes(preparedKey, updated, 'application/pdf');
+    const transaction = tx.create(EspTransaction, {
+      txn,
+      session: session.id,
+      signer: signer.id,
+      backend: esp.name,
+      inputHash,
+      preparedKey,
+      contentsAt,
+      contentsEnd,
+      baseFileId: session.currentPdfFile.id,
+      signingTime: now,
+      expiresAt: new Date(now.getTime() + esp.timeoutSeconds * 1000),
+    });
+    const request = await buildEspRequest(services, tx, esp, {
+      txn,
+      sha256Hex: inputHash,
+      docInfo: `${session.filename} (${session.id})`,
+      authMode: signer.authMode,
+      responseUrl: `${services.config.publicUrl}${ESP_RESPONSE_PATH}/${esp.name}`,
+      redirectUrl: `${services.config.publicUrl}${SIGNER_RETURN_PATH}?txn=${txn}`,
+    });
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'esp_request_sent',
+      origin,
+      details: {
+        backend: esp.name,
+        version: request.version,
+        txn,
+        input_hash: inputHash,
+        auth_mode: signer.authMode,
+        ...(open && { replaces_txn: open.txn }),
+      },
+    });
     await tx.flush();
-    return { transaction_id: started.transactionId, otp_sent_to: started.otpSentTo, expires_at: started.expiresAt };
+    return { txn, esp_url: request.url, fields: request.fields, expires_at: transaction.expiresAt };
   });
+  // Bytes go once the rows that name them are committed: a rolled-back step leaves its transaction whole.
+  if (discarded) await discardPrepared(services, discarded);
+  return started;
 }
 
+/** What became of a response: the signer's page reads the transaction itself. */
+export type EspResponseOutcome =
+  { accepted: true; txn: string; status: 'completed' | 'failed' } | { accepted: false; txn: string | null; reason: string };
+
 /**
- * A wrong OTP costs one of `max_retry` attempts, kept even though the request fails (its own transaction:
- * the caller's is rolled back); the last one fails the signer.
+ * Aadhaar, step 2: the ESP's `<EsignResp>` for a transaction. Refused (and written to the transaction's audit
+ * trail when it names one of ours): a response whose XML signature is not the configured ESP's, for an unknown
+ * or another backend's txn, for a transaction answered already (a replay) or timed out (late), or whose `ts` is
+ * not current. An ESP error (`status="0"`) fails the transaction and costs one of the signer's `max_retry`
+ * attempts. A success must carry a PKCS#7 that signs exactly the InputHash with the returned certificate; it is
+ * then embedded into the prepared PDF as the signer's PAdES signature (time-stamped, and completing the document
+ * when it is the last), in one transaction with the session locked: the signature is recorded whole or not at all.
  */
-async function countFailedAttempt(
+export async function acceptEspResponse(
   services: AppServices,
   em: EntityManager,
-  session: EsignSession,
-  signerId: string,
-): Promise<{ left: number }> {
-  return em.fork().transactional(async (tx) => {
-    const [row] = await tx.getConnection().execute<{ failed_attempts: number; max_retry: number; status: string }[]>(
-      `update esign_signers set failed_attempts = failed_attempts + 1,
-              status = case when failed_attempts + 1 >= max_retry then 'failed' else status end
-        where id = ? returning failed_attempts, max_retry, status`,
-      [signerId],
-      'all',
-      tx.getTransactionContext(),
+  backend: string,
+  xml: string,
+  origin: RequestOrigin,
+): Promise<EspResponseOutcome> {
+  const esp = espConfig(services, backend);
+  if (!esp) return { accepted: false, txn: null, reason: `no ESP backend ${backend}` };
+  let response: ParsedEsignResponse;
+  try {
+    response = await readEspResponse(services, em, esp, xml);
+  } catch (error) {
+    if (!(error instanceof EsignXmlError)) throw error;
+    return refuse(services, em, claimedTxn(xml), `the response does not verify as ${esp.name}'s: ${error.message}`, origin);
+  }
+  const known = await em.fork().findOne(EspTransaction, { txn: response.txn });
+  if (!known || known.backend !== esp.name)
+    return refuse(services, em, null, `no transaction ${response.txn} with ${esp.name}`, origin);
+
+  // `keepsBytes`: the one refusal after which the transaction is still pending (a stale ts; a current answer may follow).
+  const outcome = await em.transactional(async (tx): Promise<EspResponseOutcome | { retry: string; keepsBytes?: true }> => {
+    // The session first, then the transaction: the order every step that touches both takes.
+    const found = await tx.findOneOrFail(Signer, { id: known.signer.id }, { populate: ['session'] });
+    const { session, signer } = await lockSessionOf(tx, found);
+    const transaction = await tx.findOneOrFail(
+      EspTransaction,
+      { txn: response.txn },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
     );
-    await publishSignerChange(services, tx, session, { id: signerId, status: row.status });
-    return { left: Math.max(0, row.max_retry - row.failed_attempts) };
+    const now = new Date();
+    const timedOut = `transaction ${transaction.txn} timed out at ${transaction.expiresAt.toISOString()}`;
+    if (transaction.status === 'expired' && transaction.errorCode === 'esp_abandoned')
+      return { retry: `transaction ${transaction.txn} was abandoned: the signer started again` };
+    if (transaction.status === 'expired') return { retry: timedOut };
+    if (transaction.status !== 'pending')
+      return { retry: `transaction ${transaction.txn} was answered already (${transaction.status})` };
+    if (transaction.expiresAt <= now) {
+      await expire(tx, transaction);
+      return { retry: timedOut };
+    }
+    if (Math.abs(response.ts.getTime() - now.getTime()) > RESPONSE_CLOCK_SKEW_MS) {
+      return { retry: `the response's ts (${response.ts.toISOString()}) is not current`, keepsBytes: true };
+    }
+    if (response.status !== '1') {
+      await failTransaction(
+        services,
+        tx,
+        { session, signer, transaction, origin },
+        response.errCode || 'esp_error',
+        response.errMsg,
+      );
+      return { accepted: true, txn: transaction.txn, status: 'failed' };
+    }
+    const signature = response.signatures.find((candidate) => candidate.id === '1' && candidate.error === '');
+    const problems = signature
+      ? checkReturnedSignature(signature.cms, transaction.inputHash, response.userCertificatePem)
+      : ['no signature of InputHash 1'];
+    if (problems.length > 0) {
+      await failTransaction(services, tx, { session, signer, transaction, origin }, 'esp_signature_invalid', problems.join('; '));
+      return { accepted: true, txn: transaction.txn, status: 'failed' };
+    }
+    if (!isSignersTurn(session, signer) || session.currentPdfFile.id !== transaction.baseFileId) {
+      // The session ended, or another signature landed first (parallel signing): this one is over another revision.
+      await failTransaction(
+        services,
+        tx,
+        { session, signer, transaction, origin },
+        'document_changed',
+        'the document changed while the ESP was signing; sign again',
+        { costsAttempt: false },
+      );
+      return { accepted: true, txn: transaction.txn, status: 'failed' };
+    }
+
+    const prepared = await services.blobs.getBytes(transaction.preparedKey).catch(() => null);
+    if (!prepared || prepared.length < transaction.contentsEnd) {
+      // Not expected (the bytes go only with a transaction that is over), but never half a signature nor a 500.
+      await failTransaction(
+        services,
+        tx,
+        { session, signer, transaction, origin },
+        'prepared_missing',
+        'the prepared document is gone; sign again',
+        { costsAttempt: false },
+      );
+      return { accepted: true, txn: transaction.txn, status: 'failed' };
+    }
+    const signed = fillSignature(
+      { updated: prepared, contentsAt: transaction.contentsAt, contentsEnd: transaction.contentsEnd },
+      await timestampSignature(services.config.tsa, signature!.cms),
+    );
+    recordAadhaarIdentity(signer, response.userCertificatePem);
+    transaction.status = 'completed';
+    transaction.responseCode = response.resCode.slice(0, 100);
+    transaction.answeredAt = now;
+    await recordSignedRevision(services, tx, { session, signer, signed, time: transaction.signingTime, origin });
+    return { accepted: true, txn: transaction.txn, status: 'completed' };
   });
+  // The prepared bytes are spent or useless now, whatever the outcome, unless the transaction is still pending.
+  if (!('keepsBytes' in outcome)) await discardPrepared(services, known.preparedKey);
+  if ('retry' in outcome) return refuse(services, em, response.txn, outcome.retry, origin);
+  return outcome;
+}
+
+/** A refused response: written to the audit trail of the transaction it names, when that is one of ours. */
+async function refuse(
+  services: AppServices,
+  em: EntityManager,
+  txn: string | null,
+  reason: string,
+  origin: RequestOrigin,
+): Promise<EspResponseOutcome> {
+  const transaction = txn ? await em.fork().findOne(EspTransaction, { txn }) : null;
+  if (transaction) {
+    await em.fork().transactional(async (tx) => {
+      recordAudit(tx, {
+        session: transaction.session,
+        signer: transaction.signer,
+        event: 'esp_response_refused',
+        origin,
+        details: { txn: transaction.txn, reason },
+      });
+    });
+  }
+  services.log.warn({ txn, reason }, 'ESP response refused');
+  return { accepted: false, txn: transaction?.txn ?? null, reason };
 }
 
 /**
- * Aadhaar, step 2: the OTP of the transaction authenticates the holder with the ESP, which then signs (and
- * issues the holder's certificate) when the signature's byte ranges are ready.
+ * The sweep behind timeouts: transactions no ESP answered in time become `expired` and their prepared bytes are
+ * deleted, whether or not the signer comes back. Rows another step holds are skipped (the next sweep takes them).
+ * Answers how many expired.
  */
-export async function aadhaarMaterial(
+export async function expireDueEspTransactions(services: AppServices, em: EntityManager, limit: number): Promise<number> {
+  const rows = await em.getConnection().execute<{ prepared_key: string }[]>(
+    `update esp_transactions set status = 'expired', error_code = 'esp_timeout', error_message = ?
+      where txn in (select txn from esp_transactions where status = 'pending' and expires_at <= now()
+                     order by expires_at limit ? for update skip locked)
+      returning prepared_key`,
+    [TIMED_OUT, limit],
+  );
+  for (const row of rows) await discardPrepared(services, row.prepared_key);
+  return rows.length;
+}
+
+const TIMED_OUT = 'the eSign Service Provider did not answer in time';
+
+/** A timed-out (or abandoned) transaction: the signer may start again; nothing is counted against them. */
+async function expire(tx: EntityManager, transaction: EspTransaction, why: 'timeout' | 'abandoned' = 'timeout'): Promise<void> {
+  transaction.status = 'expired';
+  transaction.errorCode = why === 'timeout' ? 'esp_timeout' : 'esp_abandoned';
+  transaction.errorMessage = why === 'timeout' ? TIMED_OUT : 'the signer started again';
+  await tx.flush();
+}
+
+/** A prepared signature no longer wanted; a store that fails to delete leaves litter, never an error. */
+async function discardPrepared(services: AppServices, key: string): Promise<void> {
+  await services.blobs.delete(key).catch((error: unknown) => services.log.warn({ key, error }, 'prepared ESP bytes not deleted'));
+}
+
+/**
+ * The ESP refused (or answered with a signature that does not hold): the transaction fails and the signer loses one
+ * of `max_retry` attempts; the last one fails the signer, as a wrong one-time code does. A failure that is not the
+ * signer's nor the ESP's (the document moved on meanwhile) costs no attempt.
+ */
+async function failTransaction(
   services: AppServices,
   tx: EntityManager,
-  session: EsignSession,
-  signer: Signer,
-  input: { transaction_id?: string | null; otp?: string | null },
-): Promise<SigningMaterial> {
-  if (!input.transaction_id || !input.otp) throw AppError.missingFields([!input.transaction_id ? 'transaction_id' : 'otp']);
-  const backend = esp(session);
-  const ctx = { services, em: tx };
-  const authenticated = await backend.authenticate(ctx, {
-    transactionId: input.transaction_id,
-    signerId: signer.id,
-    otp: input.otp,
-  });
-  if (!authenticated.ok) {
-    if (authenticated.reason === 'transaction_unknown') {
-      throw AppError.badRequest([{ field: 'transaction_id', problem: 'no open transaction for this signer' }]);
-    }
-    const { left } = await countFailedAttempt(services, tx, session, signer.id);
-    throw new AppError(authenticated.reason, {
-      message: authenticated.reason,
-      errors: [{ field: 'otp', problem: left > 0 ? `${left} attempt(s) left` : 'no attempts left: this signer has failed' }],
-    });
-  }
-  let issued: string | undefined;
-  return {
-    sign: async (content) => {
-      const signed = await backend.sign(ctx, { transactionId: input.transaction_id!, content });
-      issued = signed.certificatePem;
-      return signed.cms;
+  at: { session: EsignSession; signer: Signer; transaction: EspTransaction; origin: RequestOrigin },
+  code: string,
+  message: string,
+  { costsAttempt }: { costsAttempt: boolean } = { costsAttempt: true },
+): Promise<void> {
+  const { session, signer, transaction, origin } = at;
+  transaction.status = 'failed';
+  transaction.errorCode = code.slice(0, 64);
+  transaction.errorMessage = (message || 'the eSign Service Provider refused').slice(0, 500);
+  transaction.answeredAt = new Date();
+  if (costsAttempt) signer.failedAttempts += 1;
+  const left = Math.max(0, signer.maxRetry - signer.failedAttempts);
+  if (costsAttempt && left === 0) signer.status = 'failed';
+  recordAudit(tx, {
+    session,
+    signer,
+    event: 'esp_failed',
+    origin,
+    details: {
+      txn: transaction.txn,
+      error_code: transaction.errorCode,
+      error_message: transaction.errorMessage,
+      attempts_left: left,
     },
-    issuedCertificatePem: () => issued,
-  };
+  });
+  if (costsAttempt && signer.status === 'failed') {
+    recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'Aadhaar eSign attempts exhausted' } });
+    await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.failed', signer.id);
+  }
+  await tx.flush();
+  await publishSignerChange(services, tx, session, signer);
 }
 
 /** What the ESP's certificate says about the holder, and how well its name matches the one expected. */
@@ -126,37 +365,16 @@ export function recordAadhaarIdentity(signer: Signer, certificatePem: string): v
   }
 }
 
-/** The ESP refused the OTP (wrong or expired): an attempt was counted. */
-export function isRefusedOtp(error: unknown): error is AppError {
-  return isAppError(error) && (error.code === 'otp_invalid' || error.code === 'otp_expired');
-}
-
-/**
- * A refused Aadhaar OTP is recorded after the signing transaction rolled back (it held the session row, which
- * the audit row refers to), together with the signer's failure when that was the last attempt.
- */
-export async function auditRefusedOtp(
-  services: AppServices,
-  em: EntityManager,
-  found: Signer,
-  origin: RequestOrigin,
-  error: AppError,
-) {
-  await em.transactional(async (tx) => {
-    const signer = await tx.findOneOrFail(Signer, { id: found.id });
-    const session = tx.getReference(EsignSession, found.session.id);
-    const left = Math.max(0, signer.maxRetry - signer.failedAttempts);
-    recordAudit(tx, {
-      session,
-      signer,
-      event: 'otp_failed',
-      origin,
-      details: { channel: 'aadhaar', reason: error.code, attempts_left: left },
-    });
-    if (signer.status === 'failed') {
-      recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'Aadhaar OTP retries exhausted' } });
-      const { user } = await tx.findOneOrFail(EsignSession, { id: found.session.id }, { fields: ['user'] });
-      await recordSessionWebhook(services, tx, { id: found.session.id, userId: user.id }, 'esign.signer.failed', signer.id);
-    }
-  });
+/** The signer's latest eSign transaction, as the signer's view shows it. */
+export async function latestEspTransaction(em: EntityManager, signerId: string) {
+  const latest = await em.findOne(EspTransaction, { signer: signerId }, { orderBy: { createdAt: 'desc' } });
+  if (!latest) return null;
+  const expired = latest.status === 'pending' && latest.expiresAt <= new Date();
+  return {
+    txn: latest.txn,
+    status: expired ? ('expired' as const) : latest.status,
+    error_code: expired ? 'esp_timeout' : (latest.errorCode ?? null),
+    error_message: expired ? TIMED_OUT : (latest.errorMessage ?? null),
+    expires_at: latest.expiresAt,
+  };
 }

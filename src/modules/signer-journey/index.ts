@@ -5,14 +5,20 @@
  */
 import type { ModuleManifest } from '../../platform/module';
 import { SignerOtp } from './checks/signer-otp.entity';
+import { EspTransaction } from './esp-transaction.entity';
+import { createEspResponseRouter } from './esp-response';
 import { createSignerPage } from './page/signer-page';
 import { createSignerApi, SIGNER_API } from './signer-api';
+import { signerJourneyJobs } from './signer-journey.jobs';
+import { ESP_RESPONSE_PATH } from './aadhaar-signing';
 
 export const signerJourneyModule: ModuleManifest = {
   name: 'signer-journey',
-  entities: [SignerOtp],
+  entities: [SignerOtp, EspTransaction],
+  jobs: signerJourneyJobs,
   mounts: [
     { path: SIGNER_API, router: createSignerApi },
+    { path: ESP_RESPONSE_PATH, router: createEspResponseRouter },
     { path: '/', router: createSignerPage },
   ],
 };

@@ -2,102 +2,117 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, lockTurn, signerByToken, recordSignature, Signer } from '../esign';
 import {
-  addLongTermValidation,
-  fillSignature,
-  timestampSignature,
-  type LongTermValidation,
-  type PreparedSignature,
-  type SignatureAppearance,
-} from '../signing';
-import { aadhaarMaterial, auditRefusedOtp, isRefusedOtp, recordAadhaarIdentity } from './aadhaar-signing';
+  completeDocument,
+  EsignSession,
+  lockTurn,
+  signerByToken,
+  recordSignature,
+  Signer,
+  type CompletedDocument,
+} from '../esign';
+import { fillSignature, timestampSignature, type PreparedSignature, type SignatureAppearance } from '../signing';
 import { assertChecksPassed } from './checks/checks';
 import { ensurePrepared, fieldNameOf } from './prepare-document';
 import { platformOrPfx } from './signing-material';
 
 /**
- * The signer whose turn it is signs, on consent (Aadhaar signers with their OTP transaction): one incremental
- * PAdES signature over the current PDF, with its appearance at the signer's placements. The session row is
- * locked for the whole step, so a double submit cannot sign twice.
+ * The signer whose turn it is signs with a key held here (suresign, PFX), on consent: one incremental PAdES
+ * signature over the current PDF, with its appearance at the signer's placements. The session row is locked for
+ * the whole step, so a double submit cannot sign twice. Aadhaar signers sign through their ESP (aadhaar-esign.ts).
  */
 export async function signAsSigner(
   services: AppServices,
   em: EntityManager,
   token: string | null,
-  input: { consent?: boolean | null; transaction_id?: string | null; otp?: string | null },
+  input: { consent?: boolean | null },
   origin: RequestOrigin,
 ): Promise<EsignSession> {
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
-  try {
-    return await signInTurn(services, em, found, input, origin);
-  } catch (error) {
-    if (isRefusedOtp(error)) await auditRefusedOtp(services, em.fork(), found, origin, error);
-    throw error;
+  if (found.signType === 'aadhaar') {
+    throw new AppError('conflict', {
+      message: 'Aadhaar signers sign through their eSign Service Provider: POST /signer-api/esp/start',
+    });
   }
-}
-
-async function signInTurn(
-  services: AppServices,
-  em: EntityManager,
-  found: Signer,
-  input: { transaction_id?: string | null; otp?: string | null },
-  origin: RequestOrigin,
-): Promise<EsignSession> {
   return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertChecksPassed(signer);
-    const material =
-      signer.signType === 'aadhaar'
-        ? await aadhaarMaterial(services, tx, session, signer, input)
-        : await platformOrPfx(services, tx, signer);
+    const material = await platformOrPfx(services, tx, signer);
     const working = await ensurePrepared(services, tx, session);
     const time = new Date();
-    const appearance: SignatureAppearance = {
-      fieldName: fieldNameOf(signer),
-      signerName: signer.fullName,
-      reason: signer.reason,
-      time,
-      appearanceLines: [
-        `Digitally signed by ${signer.fullName}`,
-        `Date: ${time.toISOString().replace('T', ' ').slice(0, 19)} UTC`,
-        ...(signer.reason ? [`Reason: ${signer.reason}`] : []),
-      ],
-    };
     // The update is built from the parsed document in the worker pool; the key signs here.
-    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', { pdf: working, appearance });
+    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
+      pdf: working,
+      appearance: signerAppearance(signer, time),
+    });
     const { updated, contentsAt, contentsEnd } = update;
     const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
-    let signed: Uint8Array = fillSignature(update, await timestampSignature(services.config.tsa, signature));
-    // The last signature completes the document: its validation data (B-LT) and a document time-stamp (B-LTA)
-    // are added before it is recorded, so the completed PDF is the long-term one.
-    let ltv: LongTermValidation | undefined;
-    // The last signature to be made, in either signing order (signerIdx counts the signatures made so far).
-    if (services.config.padesLtv && session.signerIdx === (await tx.count(Signer, { session })) - 1) {
-      ltv = await addLongTermValidation(services, tx, signed);
-      signed = ltv.pdf;
-    }
-    const issued = material.issuedCertificatePem?.();
-    if (issued) recordAadhaarIdentity(signer, issued);
-    recordAudit(tx, {
-      session,
-      signer,
-      event: 'signed',
-      origin,
-      details: { sign_type: signer.signType, field: fieldNameOf(signer), signed_at: time.toISOString() },
-    });
-    await tx.flush();
-    const recorded = await recordSignature(services, tx, { sessionId: session.id, signerId: signer.id, signedPdf: signed });
-    if (recorded.status === 'completed') {
-      recordAudit(tx, {
-        session: recorded,
-        event: 'session_completed',
-        details: ltv && { document_timestamp: ltv.documentTimestamp, revocation: ltv.revocation },
-      });
-    }
-    await tx.flush();
-    return recorded;
+    const signed = fillSignature(update, await timestampSignature(services.config.tsa, signature));
+    return recordSignedRevision(services, tx, { session, signer, signed, time, origin });
   });
+}
+
+/** What a signer's signature shows in its widgets, and names in its dictionary. */
+export function signerAppearance(signer: Signer, time: Date): SignatureAppearance {
+  return {
+    fieldName: fieldNameOf(signer),
+    signerName: signer.fullName,
+    reason: signer.reason,
+    time,
+    appearanceLines: [
+      `Digitally signed by ${signer.fullName}`,
+      `Date: ${time.toISOString().replace('T', ' ').slice(0, 19)} UTC`,
+      ...(signer.reason ? [`Reason: ${signer.reason}`] : []),
+    ],
+  };
+}
+
+/**
+ * Records a signature made over the session's current PDF (by a key held here, or returned by an ESP), under the
+ * session lock the caller holds: the audit row, and when it is the last signature to be made (in either signing
+ * order: signerIdx counts the signatures made so far) the completion of the document before it is stored: its
+ * certificate of completion, and its validation data (B-LT) with a document time-stamp (B-LTA).
+ */
+export async function recordSignedRevision(
+  services: AppServices,
+  tx: EntityManager,
+  input: { session: EsignSession; signer: Signer; signed: Uint8Array; time: Date; origin?: RequestOrigin },
+): Promise<EsignSession> {
+  const { session, signer, time, origin } = input;
+  recordAudit(tx, {
+    session,
+    signer,
+    event: 'signed',
+    origin,
+    details: { sign_type: signer.signType, field: fieldNameOf(signer), signed_at: time.toISOString() },
+  });
+  await tx.flush();
+  let signed = input.signed;
+  let completed: CompletedDocument | undefined;
+  if (session.signerIdx === (await tx.count(Signer, { session })) - 1) {
+    completed = await completeDocument(services, tx, session, signed, { signer, signedAt: time });
+    signed = completed.pdf;
+  }
+  const ltv = completed?.ltv;
+  const recorded = await recordSignature(services, tx, {
+    sessionId: session.id,
+    signerId: signer.id,
+    signedPdf: signed,
+    completionCertificate: completed?.certificate,
+  });
+  if (recorded.status === 'completed') {
+    recordAudit(tx, {
+      session: recorded,
+      event: 'session_completed',
+      details: {
+        completion_certificate_file_id: recorded.completionCertificateFile?.id ?? null,
+        certificate_appended: recorded.appendCertificate,
+        ...(ltv && { document_timestamp: ltv.documentTimestamp, revocation: ltv.revocation }),
+      },
+    });
+  }
+  await tx.flush();
+  return recorded;
 }

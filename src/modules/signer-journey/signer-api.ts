@@ -9,7 +9,7 @@ import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
 import { requestOrigin } from '../audit';
 import { signerByToken } from '../esign';
-import { startAadhaarSigning } from './aadhaar-signing';
+import { startAadhaarEsign } from './aadhaar-signing';
 import { declineAsSigner } from './decline';
 import { delegateAsSigner } from './delegate';
 import { recordSignerLocation } from './checks/location-check';
@@ -95,18 +95,17 @@ export function createSignerApi(services: AppServices): express.Router {
     }),
   );
   router.post(
-    '/aadhaar/otp',
+    '/esp/start',
     json,
     handle(async (req, res, em, token) => {
-      const body = bodyOf(req) as { aadhaar_number?: string; consent?: boolean };
-      sendSuccess(res, await startAadhaarSigning(services, em, token, body, requestOrigin(req)));
+      sendSuccess(res, await startAadhaarEsign(services, em, token, bodyOf(req), requestOrigin(req)));
     }),
   );
   router.post(
     '/sign',
     json,
     handle(async (req, res, em, token) => {
-      const body = bodyOf(req) as { consent?: boolean; transaction_id?: string; otp?: string };
+      const body = bodyOf(req) as { consent?: boolean };
       await signAsSigner(services, em, token, body, requestOrigin(req));
       sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),

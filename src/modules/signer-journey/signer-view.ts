@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { EsignSession, isSignersTurn, positionsOf, Signer } from '../esign';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
+import { latestEspTransaction } from './aadhaar-signing';
 
 function checkView(signer: Signer, kind: CheckKind) {
   const status = hasPassed(signer, kind) ? 'passed' : 'pending';
@@ -56,6 +57,10 @@ export async function signerView(em: EntityManager, signer: Signer) {
       status: signer.status,
       decline_reason: signer.declineReason ?? null,
       eligible: isSignersTurn(session, signer),
+      // Signing attempts left before the signer fails (Aadhaar: each ESP refusal costs one).
+      attempts_left: Math.max(0, signer.maxRetry - signer.failedAttempts),
+      // Aadhaar signers: their latest eSign transaction with the ESP (pending, completed, failed, expired), or null.
+      esp_transaction: signer.signType === 'aadhaar' ? await latestEspTransaction(em, signer.id) : null,
       positions: positionsOf(signer.elements, session.stampPageCount),
       // Where this signer's signature goes, on the pages of the current document (stamp pages come first).
       fields: signer.elements

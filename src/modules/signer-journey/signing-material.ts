@@ -5,11 +5,9 @@ import type { Signer } from '../esign';
 import { openPfxCredential } from '../pfx';
 import { platformSigningIdentity, signDetachedCms, type SigningIdentity } from '../signing';
 
-/** What signs the byte ranges of a signature: a key held here (suresign, PFX) or an ESP (Aadhaar). */
+/** What signs the byte ranges of a signature: a key held here (suresign, PFX). Aadhaar signers sign at their ESP. */
 export interface SigningMaterial {
   sign(ranges: readonly Uint8Array[]): Promise<Uint8Array>;
-  /** After signing: the certificate the ESP issued, for Aadhaar signers. */
-  issuedCertificatePem?(): string | undefined;
 }
 
 /** A key held here: the platform's identity for suresign signers, the signer's stored PFX otherwise. */

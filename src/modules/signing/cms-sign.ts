@@ -38,6 +38,15 @@ export async function signDetachedCms(
 }
 
 /**
+ * The same detached CMS, made from the content's SHA-256 computed elsewhere: what an eSign Service Provider signs,
+ * since the CCA eSign API hands it the document hash, never the document (messageDigest = `digest`).
+ */
+export function signDetachedCmsOverDigest(digest: Uint8Array, identity: SigningIdentity): Uint8Array {
+  if (digest.length !== 32) throw new RangeError('signDetachedCmsOverDigest: a SHA-256 digest is 32 bytes');
+  return signedData(identity, OID.data, Buffer.from(digest));
+}
+
+/**
  * CMS SignedData (DER) that carries its content, of type `contentType`: what a time-stamp token is (a TSTInfo
  * signed by the TSA). RFC 5652 5.1: version 3, since the content is not id-data.
  */

@@ -4,21 +4,49 @@
  * fields and incremental updates, the ESP backends (sandbox), and name matching on certificates.
  */
 import type { ModuleManifest } from '../../platform/module';
-import { SandboxEspTransaction } from './esp/esp-transaction.entity';
 import { PlatformKey } from './platform-key.entity';
 import { sandboxRevocationRouter } from './revocation/sandbox-revocation';
 import { sandboxTsaRouter } from './tsa/sandbox-tsa';
+import { sandboxEspGateway } from './esp/esp-adapter';
 
-export { describeCertificate, readAadhaarCertDetails, type AadhaarCertDetails } from './certificates';
+export {
+  createRootCa,
+  describeCertificate,
+  issueSigningCertificate,
+  readAadhaarCertDetails,
+  type AadhaarCertDetails,
+} from './certificates';
 export { signDetachedCms, type SigningIdentity } from './cms-sign';
-export type { EspBackend } from './esp/esp';
-export { espBackends } from './esp/sandbox-esp';
+export {
+  buildEspRequest,
+  checkReturnedSignature,
+  claimedTxn,
+  espConfig,
+  readEspResponse,
+  sandboxEspGateway,
+  type EspRequest,
+} from './esp/esp-adapter';
+export {
+  buildEsignRequest,
+  parseAndVerifyEsignRequest,
+  type EsignRequestInput,
+  type EsignVersion,
+  type ParsedEsignRequest,
+} from './esp/cca/esign-request';
+export {
+  buildEsignResponse,
+  parseAndVerifyEsignResponse,
+  verifyEsignSignature,
+  type ParsedEsignResponse,
+} from './esp/cca/esign-response';
+export { EsignXmlError, MAX_ESIGN_XML_BYTES } from './esp/cca/xml-dsig';
+export { GATEWAY_ERRORS, sandboxEspGatewayRouter, type SandboxEspGatewayOptions } from './esp/sandbox-esp-gateway';
 export { addLongTermValidation, type LongTermValidation } from './ltv/long-term-validation';
 export { nameMatchScore } from './name-match';
 export { certificationRefusal, type DocMdpPermissions } from './pdf/certification';
 export type { ImagePlacement } from './pdf/prepare-for-signing';
 export { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
-export { platformSigningIdentity } from './platform-identity';
+export { platformSigningIdentity, signingIdentityFromPfx } from './platform-identity';
 export { sandboxTsaRouter } from './tsa/sandbox-tsa';
 export { timestampSignature } from './tsa/timestamp-signature';
 export { normalizeAadhaarNumber } from './verhoeff';
@@ -27,10 +55,11 @@ export type { DocumentVerification, SignatureReport } from './verify-document';
 
 export const signingModule: ModuleManifest = {
   name: 'signing',
-  entities: [PlatformKey, SandboxEspTransaction],
+  entities: [PlatformKey],
   // The sandbox's own RFC 3161 TSA, CRLs and OCSP responder (empty routers outside the sandbox).
   mounts: [
     { path: '/', router: sandboxTsaRouter },
     { path: '/', router: sandboxRevocationRouter },
+    { path: '/', router: sandboxEspGateway },
   ],
 };

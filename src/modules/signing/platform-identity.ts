@@ -2,14 +2,11 @@ import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openPkcs12 } from '../../platform/crypto/pkcs12';
 import type { AppServices } from '../../platform/services';
-import { issueSigningCertificate } from './certificates';
 import type { SigningIdentity } from './cms-sign';
-import { platformKey } from './platform-keys';
-import { sandboxRevocationPointers, sandboxRootCa } from './sandbox-ca';
+import { sandboxSigningIdentity } from './sandbox-ca';
 
 /** Named anew when the sandbox chain moved under the one sandbox root CA (earlier databases keep theirs unused). */
 const PLATFORM_SIGNER = 'sandbox-document-signer';
-const TEN_YEARS_MS = 10 * 365 * 86_400_000;
 
 /**
  * The key `suresign` signatures are made with. Configured as a PKCS#12 (PLATFORM_SIGNING_PFX and its
@@ -18,19 +15,12 @@ const TEN_YEARS_MS = 10 * 365 * 86_400_000;
  */
 export async function platformSigningIdentity(services: AppServices, em: EntityManager): Promise<SigningIdentity> {
   const { platformSigningPfx } = services.config;
-  if (platformSigningPfx) {
-    const contents = openPkcs12(await readFile(platformSigningPfx.path), platformSigningPfx.password);
-    return { privateKeyPem: contents.privateKeyPem, certificatePem: contents.certificatePem, chainPems: contents.chainPems };
-  }
-  const root = await sandboxRootCa(services, em);
-  return platformKey(services, em, PLATFORM_SIGNER, () => {
-    const now = Date.now();
-    const signer = issueSigningCertificate(
-      root,
-      { commonName: 'Esign Sandbox Document Signer', organization: 'Esign Sandbox (not trusted)', country: 'IN' },
-      { notBefore: new Date(now - 3_600_000), notAfter: new Date(now + TEN_YEARS_MS - 86_400_000) },
-      { revocation: sandboxRevocationPointers(services, 'root') },
-    );
-    return { privateKeyPem: signer.privateKeyPem, certificatePem: signer.certificatePem, chainPems: [root.certificatePem] };
-  });
+  if (platformSigningPfx) return signingIdentityFromPfx(platformSigningPfx);
+  return sandboxSigningIdentity(services, em, PLATFORM_SIGNER, 'Esign Sandbox Document Signer');
+}
+
+/** The key, certificate and chain of a configured PKCS#12 file. */
+export async function signingIdentityFromPfx(pfx: { path: string; password: string }): Promise<SigningIdentity> {
+  const contents = openPkcs12(await readFile(pfx.path), pfx.password);
+  return { privateKeyPem: contents.privateKeyPem, certificatePem: contents.certificatePem, chainPems: contents.chainPems };
 }

@@ -1,7 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
-import { createRootCa, issueIntermediateCa, type KeyAndCertificate, type RevocationPointers } from './certificates';
+import {
+  createRootCa,
+  issueIntermediateCa,
+  issueSigningCertificate,
+  type KeyAndCertificate,
+  type RevocationPointers,
+} from './certificates';
+import type { SigningIdentity } from './cms-sign';
 import { platformKey } from './platform-keys';
+
+const TEN_YEARS_MS = 10 * 365 * 86_400_000;
 
 const ROOT_KEY = 'sandbox-root-ca';
 const ESP_CA_KEY = 'sandbox-esp-intermediate-ca';
@@ -37,6 +46,29 @@ export async function sandboxEspCa(
     ),
     chainPems: [root.certificatePem],
   }));
+}
+
+/**
+ * A signing key of the sandbox's own (the document signer, the sandbox ASP, the sandbox ESP's response signer):
+ * a ten-year certificate the sandbox root issues the first time `keyName` is needed, kept sealed in the database.
+ */
+export async function sandboxSigningIdentity(
+  services: AppServices,
+  em: EntityManager,
+  keyName: string,
+  commonName: string,
+): Promise<SigningIdentity> {
+  const root = await sandboxRootCa(services, em);
+  return platformKey(services, em, keyName, () => {
+    const now = Date.now();
+    const issued = issueSigningCertificate(
+      root,
+      { commonName, organization: 'Esign Sandbox (not trusted)', country: 'IN' },
+      { notBefore: new Date(now - 3_600_000), notAfter: new Date(now + TEN_YEARS_MS - 86_400_000) },
+      { revocation: sandboxRevocationPointers(services, 'root') },
+    );
+    return { privateKeyPem: issued.privateKeyPem, certificatePem: issued.certificatePem, chainPems: [root.certificatePem] };
+  });
 }
 
 export function sandboxIssuer(services: AppServices, em: EntityManager, issuer: SandboxIssuer): Promise<KeyAndCertificate> {

@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { certificatesInPem } from '../../platform/crypto/pem';
 import type { AppServices } from '../../platform/services';
 import { sandboxRootCa } from './sandbox-ca';
-
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
  * The certificates signatures are judged against (`certificate_chain_valid`): the TRUST_ANCHORS bundle (a PEM file,
@@ -13,7 +12,7 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
 export async function trustAnchorsPem(services: AppServices, em: EntityManager): Promise<string[]> {
   const configured = services.config.trustAnchors;
   const bundle = configured ? (configured.includes('-----BEGIN') ? configured : await readFile(configured, 'latin1')) : '';
-  const anchors = (bundle.match(PEM_CERTIFICATE) ?? []).filter((pem) => {
+  const anchors = certificatesInPem(bundle).filter((pem) => {
     try {
       return new X509Certificate(pem).ca;
     } catch {

@@ -26,7 +26,8 @@ import { X509Certificate, createHash } from 'node:crypto';
 import { decodePDFRawStream, PDFRawStream } from 'pdf-lib';
 import { embeddedRevocation, type RevocationStatus } from './revocation/revocation-client';
 import { verifyDocumentTimestamp, verifySignatureTimestamp, type TimestampReport } from './verify-timestamp';
-import { parseWithHistory, RevisionReader, type RevisionReport } from './verify-revisions';
+import { parseWithHistory } from './pdf-history';
+import { RevisionReader, type RevisionReport } from './verify-revisions';
 
 export type { RevisionReport } from './verify-revisions';
 

@@ -3,27 +3,16 @@
  * only added what signing may add (a signature, a document time-stamp, validation data in the /DSS, annotations
  * and the fields and widgets that hold signatures) or changed what the document shows.
  *
- * pdf-lib reads a file by scanning its objects in order and keeps the last version of each; here its parser is
- * watched so every version is kept with where it ends. That gives, for each update, the objects it writes and the
- * version each replaces, from one parse of the file. No library judges PDF modifications in JavaScript (pyHanko's
+ * One parse of the file keeps every version of every object (pdf-history.ts): that gives, for each update, the
+ * objects it writes and the version each replaces. No library judges PDF modifications in JavaScript (pyHanko's
  * difference analysis is Python, and iText's is Java and AGPL); the rules below follow what a DocMDP level 2 or 3
  * certification permits (ISO 32000-1 12.8.2.2) and the shadow attacks of Mainka et al. (2021): an update may not
  * point an object back at an older version, free an object in use, or write an object its own cross-reference
  * section does not list.
  */
 import { crossReferenceSection } from './pdf/cross-reference-section';
-import {
-  PDFArray,
-  PDFContext,
-  PDFDict,
-  PDFInvalidObject,
-  PDFName,
-  PDFParser,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-  type PDFObject,
-} from 'pdf-lib';
+import { pageRefs, StateAt, type PdfHistory } from './pdf-history';
+import { PDFArray, PDFDict, PDFInvalidObject, PDFName, PDFRawStream, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
 
 export interface RevisionReport {
   /** 1 is the document the first signature covers (with every update before it); later ones count up. */
@@ -34,50 +23,15 @@ export interface RevisionReport {
   signatures: string[];
   /**
    * `original`: the document the first signature covers (or the whole file, unsigned); `signing_only`: it added
-   * only what signing may add; `content_changed`: it changed what the document shows or how it reads.
+   * only what signing may add; `pages_appended`: besides that, it appended pages after the last one, changed no
+   * earlier page, and a signature of its own covers them (a certificate of completion); `content_changed`: it
+   * changed what the document shows or how it reads.
    */
-  verdict: 'original' | 'signing_only' | 'content_changed';
+  verdict: 'original' | 'signing_only' | 'pages_appended' | 'content_changed';
   /** What the update did, in plain words, signatures first; empty for the original. */
   changes: string[];
   /** The changes signing may not make (why the verdict is `content_changed`); empty otherwise. */
   content_changes: string[];
-}
-
-interface ObjectVersion {
-  /** Where the object (or the object stream holding it) ends in the file. */
-  end: number;
-  object: PDFObject;
-}
-
-/** A PDF read with every version of every object, in file order. */
-export interface PdfHistory {
-  /** The document as pdf-lib reads it: the last version of each object. */
-  context: PDFContext;
-  bytes: Buffer;
-  versions: Map<PDFRef, ObjectVersion[]>;
-  /** Every version in file order (ends never decrease): an update's objects are one run of it. */
-  written: { ref: PDFRef; end: number }[];
-}
-
-/** Parses the whole file once (pdf-lib's parser, object streams unpacked), keeping each object's versions. */
-export async function parseWithHistory(bytes: Buffer): Promise<PdfHistory> {
-  const parser = PDFParser.forBytesWithOptions(bytes, Infinity, false);
-  // The parser's context and byte position are not public: each object it assigns is recorded with the position
-  // the parser has reached, the end of the object (or of the object stream that holds it).
-  const internals = parser as unknown as { context: PDFContext; bytes: { offset(): number } };
-  const versions = new Map<PDFRef, ObjectVersion[]>();
-  const written: { ref: PDFRef; end: number }[] = [];
-  const assign = internals.context.assign.bind(internals.context);
-  internals.context.assign = (ref: PDFRef, object: PDFObject) => {
-    const list = versions.get(ref);
-    const version = { end: internals.bytes.offset(), object };
-    if (list) list.push(version);
-    else versions.set(ref, [version]);
-    written.push({ ref, end: version.end });
-    assign(ref, object);
-  };
-  const context = await parser.parseDocument();
-  return { context, bytes, versions, written };
 }
 
 export interface SignedRevision {
@@ -130,13 +84,22 @@ export class RevisionReader {
     ];
     for (const { start, end } of this.updatesAfter(originalEnd)) {
       const judged = this.judge(start, end);
+      const signatures = signaturesIn(start, end);
+      // Appended pages are no change to what earlier signers signed only when the update's own signature (not a
+      // document time-stamp, which proves a time, not who added them) covers them.
+      const appendedUnsigned =
+        judged.appendedPages.length > 0 && (judged.signaturesAdded === 0 || signatures.length === 0)
+          ? judged.appendedPages.map((change) => `${change} (no signature of the same update covers it)`)
+          : [];
+      const contentChanges = [...judged.contentChanges, ...appendedUnsigned];
       reports.push({
         number: reports.length + 1,
         end_bytes: end,
-        signatures: signaturesIn(start, end),
-        verdict: judged.contentChanges.length > 0 ? 'content_changed' : 'signing_only',
+        signatures,
+        verdict:
+          contentChanges.length > 0 ? 'content_changed' : judged.appendedPages.length > 0 ? 'pages_appended' : 'signing_only',
         changes: judged.changes,
-        content_changes: judged.contentChanges,
+        content_changes: contentChanges,
       });
     }
     return reports;
@@ -167,7 +130,7 @@ export class RevisionReader {
     if (!judged || judged.end !== end) {
       if (end === this.history.bytes.length && !this.boundaries.includes(end)) {
         const tail = `${end - start} bytes appended after the last %%EOF (not a complete incremental update)`;
-        judged = { end, changes: [tail], contentChanges: [tail] };
+        judged = { end, changes: [tail], contentChanges: [tail], appendedPages: [], signaturesAdded: 0 };
       } else {
         judged = { end, ...new UpdateJudge(this.history, start, end, this.fieldBySignature, this.pageNumbers).judge() };
       }
@@ -181,54 +144,13 @@ interface JudgedUpdate {
   end: number;
   changes: string[];
   contentChanges: string[];
+  /** Pages added after every earlier page, and the page tree nodes that grew to hold them: judged by the revision. */
+  appendedPages: string[];
+  /** Signature dictionaries (/Type /Sig) the update adds. */
+  signaturesAdded: number;
 }
 
 const EOF = Buffer.from('%%EOF', 'latin1');
-
-/** The document as it read at a position of the file: the last version of each object that ends before it. */
-class StateAt {
-  constructor(
-    private readonly history: PdfHistory,
-    readonly position: number,
-  ) {}
-
-  versionOf(ref: PDFRef): ObjectVersion | undefined {
-    const list = this.history.versions.get(ref);
-    if (!list) return undefined;
-    for (let index = list.length - 1; index >= 0; index--) if (list[index].end <= this.position) return list[index];
-    return undefined;
-  }
-
-  lookup(value: PDFObject | undefined): PDFObject | undefined {
-    return value instanceof PDFRef ? this.versionOf(value)?.object : value;
-  }
-
-  get(dict: PDFDict | undefined, key: string): PDFObject | undefined {
-    return dict ? this.lookup(dict.get(PDFName.of(key))) : undefined;
-  }
-
-  dict(value: PDFObject | undefined): PDFDict | undefined {
-    const object = this.lookup(value);
-    return object instanceof PDFDict ? object : object instanceof PDFStream ? object.dict : undefined;
-  }
-}
-
-/** The pages in order (refs of the page dictionaries), walking /Pages and /Kids. */
-function pageRefs(state: StateAt, root: PDFObject | undefined): PDFRef[] {
-  const pages: PDFRef[] = [];
-  const seen = new Set<PDFRef>();
-  const visit = (node: PDFObject | undefined, depth: number) => {
-    if (!(node instanceof PDFRef) || seen.has(node) || depth > 64) return;
-    seen.add(node);
-    const dict = state.dict(node);
-    if (!dict) return;
-    const kids = state.get(dict, 'Kids');
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) visit(kid, depth + 1);
-    else pages.push(node);
-  };
-  visit(state.dict(root)?.get(PDFName.of('Pages')), 0);
-  return pages;
-}
 
 type Role = 'catalog' | 'acroform' | 'fields' | 'annots' | 'dss' | 'info' | 'metadata';
 
@@ -250,6 +172,10 @@ class UpdateJudge {
   private readonly signatures: string[] = [];
   private readonly others: string[] = [];
   private readonly contentChanges: string[] = [];
+  private readonly appendedPages: string[] = [];
+  private signaturesAdded = 0;
+  private pagesBefore?: PDFRef[];
+  private pagesAfter?: PDFRef[];
 
   constructor(
     private readonly history: PdfHistory,
@@ -263,7 +189,7 @@ class UpdateJudge {
     this.assignRoles();
   }
 
-  judge(): { changes: string[]; contentChanges: string[] } {
+  judge(): Omit<JudgedUpdate, 'end'> {
     const written = [...new Set(this.objectsWritten())].sort(
       (a, b) => a.objectNumber - b.objectNumber || a.generationNumber - b.generationNumber,
     );
@@ -274,7 +200,34 @@ class UpdateJudge {
       else if (!sameObject(earlier, now)) this.changed(ref, earlier, now);
     }
     this.checkCrossReferences(new Set(written));
-    return { changes: [...this.signatures, ...this.others], contentChanges: this.contentChanges };
+    return {
+      changes: [...this.signatures, ...this.others],
+      contentChanges: this.contentChanges,
+      appendedPages: this.appendedPages,
+      signaturesAdded: this.signaturesAdded,
+    };
+  }
+
+  /**
+   * Pages added after the last page: the pages before the update are, in order, the first pages after it. A page
+   * tree node may then grow (/Kids, /Count) or be added to hold them; anything else in the tree is a change.
+   */
+  private appendsPages(): boolean {
+    const root = this.history.context.trailerInfo.Root;
+    this.pagesBefore ??= pageRefs(this.before, root);
+    this.pagesAfter ??= pageRefs(this.after, root);
+    const before = this.pagesBefore;
+    const after = this.pagesAfter;
+    return after.length > before.length && before.every((ref, index) => after[index] === ref);
+  }
+
+  private isAppendedPage(ref: PDFRef): boolean {
+    return this.appendsPages() && this.pagesAfter!.indexOf(ref) >= this.pagesBefore!.length;
+  }
+
+  private noteAppended(text: string): void {
+    this.others.push(text);
+    this.appendedPages.push(text);
   }
 
   /** The objects whose versions end inside the update: a run of the file-ordered list, found by bisection. */
@@ -302,7 +255,12 @@ class UpdateJudge {
     if (type === 'Sig' || type === 'DocTimeStamp') {
       const field = this.fieldBySignature.get(ref);
       const what = type === 'Sig' ? 'signature' : 'document timestamp';
+      if (type === 'Sig') this.signaturesAdded++;
       this.signatures.push(field === undefined ? `${what} ${ref} added` : `${what} of field ${field} added`);
+    } else if (type === 'Page' && this.isAppendedPage(ref)) {
+      this.noteAppended(`page ${ref} (page ${this.pagesAfter!.indexOf(ref) + 1}) appended`);
+    } else if (type === 'Pages' && this.appendsPages()) {
+      this.noteAppended(`page tree node ${ref} added`);
     } else if (type === 'Page' || type === 'Pages') {
       this.note(`${type === 'Page' ? 'page' : 'page tree node'} ${ref} added`, false);
     } else if (nameIn(dict, 'FT') === 'Sig' || subtype === 'Widget') {
@@ -361,6 +319,10 @@ class UpdateJudge {
       const lost = keys.includes('Annots') ? this.removed(oldDict!.get(ANNOTS), newDict.get(ANNOTS)) : 0;
       if (forbidden.length > 0) return this.note(`${name} changed (${forbidden.map((key) => `/${key}`).join(', ')})`, false);
       return this.note(lost === 0 ? `${name}: annotations added` : `${name}: ${lost} annotations removed`, lost === 0);
+    }
+    if (type === 'Pages' && nameIn(newDict, 'Type') === 'Pages' && this.appendsPages()) {
+      if (keys.every((key) => key === 'Kids' || key === 'Count') && this.removed(oldDict!.get(KIDS), newDict!.get(KIDS)) === 0)
+        return this.noteAppended(`page tree node ${ref} grew (${listed})`);
     }
     if (oldDict && newDict && this.isSignatureField(oldDict)) {
       const forbidden = keys.filter((key) => !SIGNATURE_WIDGET_MAY_CHANGE.has(key));
@@ -496,6 +458,7 @@ class UpdateJudge {
 }
 
 const FIELDS = PDFName.of('Fields');
+const KIDS = PDFName.of('Kids');
 const ANNOTS = PDFName.of('Annots');
 const ANNOTATION_SUBTYPES = new Set([
   'Text',

@@ -78,7 +78,7 @@ export async function initializeFromTemplate(
   };
   let plan;
   try {
-    plan = await planSession(em, actor, merged);
+    plan = await planSession(em, actor, merged, Object.keys(services.config.esps));
   } catch (error) {
     if (error instanceof AppError && error.status === 400)
       throw new AppError('bad_request', { errors: error.errors, cause: error });

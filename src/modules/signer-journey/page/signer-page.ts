@@ -4,6 +4,11 @@ import express, { type Response } from 'express';
 import type { AppServices } from '../../../platform/services';
 
 export const SIGNER_PAGE_PATH = '/sign';
+/**
+ * Where the eSign Service Provider sends the signer back (`?txn=`): an address without the signer token, so a
+ * page of its own that returns to `/sign/{token}` (kept in the tab's sessionStorage by the signing page).
+ */
+export const SIGNER_RETURN_PATH = `${SIGNER_PAGE_PATH}/return`;
 export const SIGNER_ASSETS = '/signer-assets';
 
 /** Shown in the page header when a session carries no `email_template_overrides.company_name`. */
@@ -11,7 +16,8 @@ export const PLATFORM_NAME = 'Esign and E-Stamp';
 
 /**
  * The page runs only its own modules and pdf.js (whose worker may start from a blob), talks only to this
- * origin, and may not be framed. No inline script or style: the shell links everything.
+ * origin, and may not be framed. No inline script or style: the shell links everything. Its only form that
+ * leaves the origin is Aadhaar eSign's hand-over to the ESP: see `signerPageCsp`.
  */
 export const SIGNER_PAGE_CSP = [
   "default-src 'none'",
@@ -26,6 +32,17 @@ export const SIGNER_PAGE_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * The page's CSP for this deployment: `form-action` also names the origin of every configured eSign Service
+ * Provider that is not this service (the page POSTs the signed request there; the built-in sandbox is 'self').
+ */
+export function signerPageCsp(publicUrl: string, espUrls: readonly string[]): string {
+  const own = new URL(publicUrl).origin;
+  const others = [...new Set(espUrls.map((url) => new URL(url).origin))].filter((origin) => origin !== own);
+  if (others.length === 0) return SIGNER_PAGE_CSP;
+  return SIGNER_PAGE_CSP.replace("form-action 'self'", ["form-action 'self'", ...others].join(' '));
+}
 
 /** tsc does not copy the assets into dist/: they are read from the source tree, found from the package root. */
 function packageRoot(from: string): string {
@@ -47,8 +64,8 @@ const PDFJS_BUILDS = new Set(['pdf.min.mjs', 'pdf.worker.min.mjs']);
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function pageHeaders(res: Response): void {
-  res.setHeader('Content-Security-Policy', SIGNER_PAGE_CSP);
+function pageHeaders(res: Response, csp: string): void {
+  res.setHeader('Content-Security-Policy', csp);
   res.setHeader('Cache-Control', 'no-store');
   // The signer token is in the page's URL: no Referer may carry it anywhere.
   res.setHeader('Referrer-Policy', 'no-referrer');
@@ -65,15 +82,27 @@ function pageHeaders(res: Response): void {
  * The shell is the same for every token, so it reveals nothing about a session; an unknown token is
  * found out by the first API call.
  */
-export function createSignerPage(_services: AppServices): express.Router {
+export function createSignerPage(services: AppServices): express.Router {
   const router = express.Router();
-  const shell = readFileSync(path.join(PAGE_DIR, 'sign.html'), 'utf8')
-    .replaceAll('{{platformName}}', escapeHtml(PLATFORM_NAME))
-    .replaceAll('{{pdfjsBase}}', escapeHtml(PDFJS_BASE))
-    .replaceAll('{{assets}}', escapeHtml(SIGNER_ASSETS));
+  const csp = signerPageCsp(
+    services.config.publicUrl,
+    Object.values(services.config.esps ?? {}).map((esp) => esp.url),
+  );
+  const fill = (file: string) =>
+    readFileSync(path.join(PAGE_DIR, file), 'utf8')
+      .replaceAll('{{platformName}}', escapeHtml(PLATFORM_NAME))
+      .replaceAll('{{pdfjsBase}}', escapeHtml(PDFJS_BASE))
+      .replaceAll('{{assets}}', escapeHtml(SIGNER_ASSETS));
+  const shell = fill('sign.html');
+  const returnShell = fill('sign-return.html');
 
+  // Before `/sign/:token`, which would take "return" for a token.
+  router.get(SIGNER_RETURN_PATH, (_req, res) => {
+    pageHeaders(res, csp);
+    res.type('html').send(returnShell);
+  });
   router.get(`${SIGNER_PAGE_PATH}/:token`, (_req, res) => {
-    pageHeaders(res);
+    pageHeaders(res, csp);
     res.type('html').send(shell);
   });
 

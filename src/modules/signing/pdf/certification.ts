@@ -13,6 +13,8 @@ export interface PlannedChanges {
   addsPages: boolean;
   /** Drawing into a page's content (`image` elements). */
   drawsOnPages: boolean;
+  /** Pages appended after the last signature (`append_certificate`: the certificate of completion). */
+  appendsPages: boolean;
 }
 
 /**
@@ -48,5 +50,7 @@ export function certificationRefusal(permissions: DocMdpPermissions, changes: Pl
   }
   if (changes.addsPages) return 'the PDF is certified (DocMDP P=3): stamp pages cannot be added to it';
   if (changes.drawsOnPages) return 'the PDF is certified (DocMDP P=3): image elements would change its page content';
+  if (changes.appendsPages)
+    return 'the PDF is certified (DocMDP P=3): a certificate of completion cannot be appended to it (append_certificate)';
   return null;
 }

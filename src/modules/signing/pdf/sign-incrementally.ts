@@ -144,9 +144,15 @@ export function fillSignature(prepared: PreparedSignature, cms: Uint8Array): Uin
  * The parsing half of signIncrementally: the update with its ByteRange set and an empty /Contents. It reads the
  * whole (attacker-supplied) document, so the service runs it in the worker pool.
  */
-export async function buildSignatureUpdate(pdf: Uint8Array, details: SignatureAppearance): Promise<PreparedSignature> {
+export async function buildSignatureUpdate(
+  pdf: Uint8Array,
+  details: SignatureAppearance,
+  /** Runs first, in the same update: what the signature is to cover with the document (appended pages, its field). */
+  addBeforeSigning?: (doc: PDFDocument) => Promise<void>,
+): Promise<PreparedSignature> {
   let sigRef: PDFRef | undefined;
-  const { updated, offsets } = await updateIncrementally(pdf, (doc) => {
+  const { updated, offsets } = await updateIncrementally(pdf, async (doc) => {
+    await addBeforeSigning?.(doc);
     const { fieldRef, field } = findField(doc, details.fieldName);
     if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
     sigRef = doc.context.register(rawObject(signatureDictionary(details)));

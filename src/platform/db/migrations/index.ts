@@ -20,6 +20,8 @@ import { Migration20261124050000_SignerDecline } from './Migration20261124050000
 import { Migration20261124051000_AllowDelegation } from './Migration20261124051000_AllowDelegation';
 import { Migration20261124052000_Reminders } from './Migration20261124052000_Reminders';
 import { Migration20261124053000_SigningOrder } from './Migration20261124053000_SigningOrder';
+import { Migration20261124060000_CompletionCertificate } from './Migration20261124060000_CompletionCertificate';
+import { Migration20261124070000_EspTransactions } from './Migration20261124070000_EspTransactions';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -44,4 +46,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124051000_AllowDelegation', class: Migration20261124051000_AllowDelegation },
   { name: 'Migration20261124052000_Reminders', class: Migration20261124052000_Reminders },
   { name: 'Migration20261124053000_SigningOrder', class: Migration20261124053000_SigningOrder },
+  { name: 'Migration20261124060000_CompletionCertificate', class: Migration20261124060000_CompletionCertificate },
+  { name: 'Migration20261124070000_EspTransactions', class: Migration20261124070000_EspTransactions },
 ];

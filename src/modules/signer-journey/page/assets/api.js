@@ -15,11 +15,13 @@ export function tokenFromPath(pathname = location.pathname) {
 
 /** A failed call: HTTP status (0 = no answer), the envelope's message and its per-field problems. */
 export class ApiError extends Error {
-  constructor(status, message, problems = []) {
+  constructor(status, message, problems = [], details = null) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.problems = problems;
+    // Machine-readable extras some refusals carry (e.g. `retry_after_seconds`), or null.
+    this.details = details;
     // The envelope's message is a stable code (`otp_invalid`) or, for conflicts, a sentence.
     this.code = /^[a-z][a-z_]*$/.test(message) ? message : null;
   }
@@ -32,8 +34,6 @@ export class ApiError extends Error {
 
 const FRIENDLY = {
   unauthorized: 'This signing link is not valid.',
-  invalid_aadhaar_number: 'That is not a valid Aadhaar number. Check the 12 digits.',
-  aadhaar_not_enrolled: 'This Aadhaar number cannot be used for eSign. Check the number or contact the sender.',
   otp_invalid: 'That code is not correct.',
   otp_expired: 'That code has expired. Ask for a new one.',
   too_many_requests: 'Too many attempts. Wait a moment and try again.',
@@ -51,7 +51,7 @@ const FRIENDLY = {
   service_unavailable: 'The service is busy. Try again in a moment.',
 };
 
-const sentence = (text) => {
+export const sentence = (text) => {
   const trimmed = String(text).trim();
   if (!trimmed) return '';
   const capital = trimmed[0].toUpperCase() + trimmed.slice(1);
@@ -101,7 +101,13 @@ async function envelopeOf(response) {
   }
   if (!response.ok || !envelope || envelope.success !== true) {
     const fallback = response.status >= 500 ? 'internal_error' : response.status === 401 ? 'unauthorized' : 'bad_request';
-    throw new ApiError(response.status, envelope?.message || fallback, Array.isArray(envelope?.errors) ? envelope.errors : []);
+    const details = envelope?.details && typeof envelope.details === 'object' ? envelope.details : null;
+    throw new ApiError(
+      response.status,
+      envelope?.message || fallback,
+      Array.isArray(envelope?.errors) ? envelope.errors : [],
+      details,
+    );
   }
   return envelope.data;
 }

@@ -2,7 +2,7 @@
 // checks in order, signs, then redirects or says it is done. Every state of the session and the signer
 // gets a screen of its own; the document and the steps share one layout.
 
-import { ApiError, describeError, getDocument, getJson, tokenFromPath } from './api.js';
+import { ApiError, describeError, getDocument, getJson, sentence, tokenFromPath } from './api.js';
 import { announce, focusHeading, formatDateTime, h } from './dom.js';
 import { loadPdfjs, showDocument } from './document-view.js';
 import { aadhaarSignStep, consentSignStep, declineSection, faceStep, locationStep, otpCheckStep, stepTitle } from './steps.js';
@@ -13,6 +13,14 @@ const screen = document.getElementById('screen');
 /** The signing layout while it is on screen: the document stays, the steps panel changes. */
 let layout = null;
 let leaveStep = [];
+
+/**
+ * Back from the eSign Service Provider (/sign/return sends the signer to `/sign/{token}?esp={txn}`): the first
+ * screen focuses the signing step, where the outcome is, rather than the document's title. The parameter is
+ * dropped from the address at once, so a reload is an ordinary visit.
+ */
+let backFromEsp = new URLSearchParams(location.search).has('esp');
+if (backFromEsp) history.replaceState(history.state, '', location.pathname);
 
 function brandOf(session) {
   const overrides = session?.email_template_overrides ?? {};
@@ -63,7 +71,7 @@ function messageScreen({ title, paragraphs = [], actions = [], tone = 'info', sc
       'section',
       { class: `message message--${tone}`, 'aria-labelledby': 'message-title', dataset: { screen: screenName } },
       Object.assign(heading, { id: 'message-title' }),
-      ...paragraphs.map((text) => h('p', {}, text)),
+      ...paragraphs.filter(Boolean).map((text) => h('p', {}, text)),
       actions.length ? h('div', { class: 'actions' }, ...actions) : null,
     ),
   );
@@ -160,8 +168,13 @@ function showClosed(view) {
       tone: mine ? 'info' : 'problem',
       title: mine ? `You declined to sign ${quoted(session.filename)}` : 'This signing request has ended',
       paragraphs: mine
-        ? [`${who === 'the sender' ? 'The sender has' : `${who} has`} been told, with your reason: “${signer.decline_reason}”.`, 'You can close this page.']
-        : [`${session.declined_by ?? 'Another signer'} declined to sign ${quoted(session.filename)}, so nobody can sign it any more.`],
+        ? [
+            `${who === 'the sender' ? 'The sender has' : `${who} has`} been told, with your reason: “${signer.decline_reason}”.`,
+            'You can close this page.',
+          ]
+        : [
+            `${session.declined_by ?? 'Another signer'} declined to sign ${quoted(session.filename)}, so nobody can sign it any more.`,
+          ],
     });
   }
   if (session.status === 'expired') {
@@ -183,13 +196,16 @@ function showClosed(view) {
       signer.status === 'failed'
         ? 'Signing did not succeed after too many attempts, so this link is closed.'
         : 'This link can no longer be used to sign.',
+      signer.status === 'failed' && signer.esp_transaction?.error_message
+        ? `The eSign Service Provider’s last answer: ${sentence(signer.esp_transaction.error_message)}`
+        : null,
       `Contact ${who} if you still need to sign ${quoted(session.filename)}.`,
     ],
   });
 }
 
 const SIGN_TYPE_TEXT = {
-  aadhaar: 'Aadhaar eSign (OTP)',
+  aadhaar: 'Aadhaar eSign',
   suresign: 'Electronic signature',
   pfx: 'Digital signature certificate of the sender',
 };
@@ -340,7 +356,12 @@ function showSteps(view, { focus, message }) {
   else if (view.signer.sign_type === 'aadhaar') step = aadhaarSignStep(ctx, view);
   else step = consentSignStep(ctx, view);
   slot.append(step);
-  layout.panel.replaceChildren(progressOf(view, current) ?? '', noticeOf(message) ?? '', slot, declineSection(() => load()));
+  layout.panel.replaceChildren(
+    progressOf(view, current) ?? '',
+    noticeOf(message) ?? '',
+    slot,
+    declineSection(() => load()),
+  );
   if (focus === 'step') focusHeading(step.querySelector('h2'));
 }
 
@@ -417,11 +438,13 @@ async function load({ message } = {}) {
   else if (session.status === 'completed' || signer.status === 'completed') showFinished(view);
   else {
     if (!layout) buildLayout(view);
-    const focus = first ? 'title' : 'step';
+    const titleFirst = first && !backFromEsp;
+    const focus = titleFirst ? 'title' : 'step';
     if (signer.eligible) showSteps(view, { focus, message });
     else showWaiting(view, { focus, message });
-    if (first) focusHeading(layout.title);
+    if (titleFirst) focusHeading(layout.title);
   }
+  backFromEsp = false;
   if (message) announce(message, { assertive: true });
 }
 
@@ -429,6 +452,11 @@ if (tokenFromPath()) {
   // pdf.js loads while the session is read.
   loadPdfjs().catch(() => undefined);
   load();
+  // Back from the ESP's pages through the browser's history, restored as it was left ("Opening Aadhaar eSign…"):
+  // read the session again.
+  window.addEventListener('pageshow', (event) => {
+    if (event.persisted) load();
+  });
 } else {
   showInvalidLink();
 }

@@ -1,0 +1,69 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import type { RowRef } from '../../platform/db/row-ref';
+
+export type EspTransactionStatus = 'pending' | 'completed' | 'failed' | 'expired';
+
+/**
+ * One eSign transaction of an Aadhaar signer with their ESP (the ASP's record, CCA eSign API): the `txn` the
+ * request carried, the hash the ESP is to sign and the prepared PDF it belongs to, until the ESP answers or the
+ * transaction times out. A response is accepted once, for a pending transaction, before `expiresAt`.
+ */
+@Entity({ tableName: 'esp_transactions' })
+@Index({ properties: ['signer', 'createdAt'] })
+export class EspTransaction {
+  @PrimaryKey({ type: 'string', length: 64 })
+  txn!: string;
+
+  @ManyToOne({ entity: 'EsignSession', deleteRule: 'cascade' })
+  session!: RowRef;
+
+  @ManyToOne({ entity: 'Signer', deleteRule: 'cascade' })
+  signer!: RowRef;
+
+  @Property({ type: 'string', length: 40 })
+  backend!: string;
+
+  /** The hex SHA-256 of the prepared signature's byte range: the InputHash. */
+  @Property({ type: 'string', length: 64 })
+  inputHash!: string;
+
+  /** The PDF with the signature update appended and its /Contents empty, kept until the ESP answers. */
+  @Property({ type: 'string', length: 300 })
+  preparedKey!: string;
+
+  @Property({ type: 'integer' })
+  contentsAt!: number;
+
+  @Property({ type: 'integer' })
+  contentsEnd!: number;
+
+  /** The session's current PDF the update was built over: if another signature lands first, this one is stale. */
+  @Property({ type: 'string', length: 64 })
+  baseFileId!: string;
+
+  /** The signing time the prepared signature names (/M). */
+  @Property({ type: 'datetime' })
+  signingTime!: Date;
+
+  @Property({ type: 'string', length: 16 })
+  status: Opt<EspTransactionStatus> = 'pending';
+
+  @Property({ type: 'string', length: 64, nullable: true })
+  errorCode?: string;
+
+  @Property({ type: 'string', length: 500, nullable: true })
+  errorMessage?: string;
+
+  /** The ESP's own reference of the transaction (`resCode`). */
+  @Property({ type: 'string', length: 100, nullable: true })
+  responseCode?: string;
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt: Opt<Date> = new Date();
+
+  @Property({ type: 'datetime' })
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', nullable: true })
+  answeredAt?: Date;
+}
