@@ -459,7 +459,8 @@ describe('the simulated vendors keep their answers per idempotency key (order id
 
   it('the same key gets the same stamp or the same refusal, another key another stamp', async () => {
     const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0.5 });
-    const ask = () => Promise.all(Array.from({ length: 40 }, (_, serial) => vendor.procure(stampRequestOf(order, serial + 1), signal)));
+    const ask = () =>
+      Promise.all(Array.from({ length: 40 }, (_, serial) => vendor.procure(stampRequestOf(order, serial + 1), signal)));
     const answers = await ask();
     const again = await ask();
     const strip = (answer: VendorAnswer) =>
@@ -473,9 +474,9 @@ describe('the simulated vendors keep their answers per idempotency key (order id
     const mock = new MockVendor();
     const [first, second] = [await mock.procure(stampRequestOf(order, 3)), await mock.procure(stampRequestOf(order, 3))];
     expect(first).toMatchObject({ kind: 'issued', stamp: { certificateNumber: expect.stringMatching(/^MOCK-MH/) } });
-    expect(first.kind === 'issued' && second.kind === 'issued' && first.stamp.certificateNumber === second.stamp.certificateNumber).toBe(
-      true,
-    );
+    expect(
+      first.kind === 'issued' && second.kind === 'issued' && first.stamp.certificateNumber === second.stamp.certificateNumber,
+    ).toBe(true);
   });
 
   it('answers pending first and issued once the time has passed, for the same key', async () => {
@@ -552,9 +553,11 @@ describe('the vendor adapter’s branches, through the jobs and the database', (
       );
       expect(refunds).toHaveLength(final.rejected);
       expect(new Set(refunds.map((row) => row.reference)).size).toBe(final.rejected);
-      const [{ balance }] = await sql<{ balance: string }>(app, 'select balance_paise as balance from wallets where user_id = ?', [
-        user.user_id,
-      ]);
+      const [{ balance }] = await sql<{ balance: string }>(
+        app,
+        'select balance_paise as balance from wallets where user_id = ?',
+        [user.user_id],
+      );
       expect(BigInt(balance)).toBe(1_000_000n - BigInt(final.available) * 11_000n);
       // Each instance went from pending to where it is in one step, whatever the asks.
       const moves = await sql<{ n: number }>(
@@ -624,9 +627,9 @@ describe('the vendor adapter’s branches, through the jobs and the database', (
         `select rejected_reason, pdf_file_id from stamp_instances where order_id = ? and status = 'rejected'`,
         [orderId],
       );
-      expect(rejected.every((row) => /already issued for another stamp/.test(row.rejected_reason) && row.pdf_file_id === null)).toBe(
-        true,
-      );
+      expect(
+        rejected.every((row) => /already issued for another stamp/.test(row.rejected_reason) && row.pdf_file_id === null),
+      ).toBe(true);
       const refunds = await sql<{ n: number }>(
         app,
         `select count(*)::int as n from wallet_entries where kind = 'refund' and reference in (select id from stamp_instances where order_id = ?)`,
