@@ -24,7 +24,17 @@ describe('reassign-signer', () => {
     ).map((row) => row.recipient);
   const signerCall = (method: 'GET' | 'POST', path: string, token: string, json?: unknown) =>
     signerApi(app, method, path, token, json);
-  const reassign = (token: string, json: Record<string, unknown>) => rest<any>(app, 'POST', '/esign/reassign-signer', { token, json });
+  /** The digits of the newest email code sent to this signer's place, checking the address it went to. */
+  const lastCodeSentTo = async (signerId: string, address: string) => {
+    const [otp] = await sql<{ text_body: string; recipient: string }>(
+      `select text_body, recipient from notifications where signer_id = ? and kind = 'email_otp' order by created_at desc limit 1`,
+      [signerId],
+    );
+    expect(otp.recipient).toBe(address);
+    return /\b(\d{6})\b/.exec(otp.text_body)![1];
+  };
+  const reassign = (token: string, json: Record<string, unknown>) =>
+    rest<any>(app, 'POST', '/esign/reassign-signer', { token, json });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -47,6 +57,9 @@ describe('reassign-signer', () => {
     );
     const [first, second] = session.signers;
     expect(await invitesTo(first.signer_id)).toEqual(['asha@example.com']);
+    // Asha asks for her email code before she is replaced: it must prove nothing for the next person.
+    expect((await signerCall('POST', '/otp/send', first.token as string, { channel: 'email' })).status).toBe(200);
+    const ashasCode = await lastCodeSentTo(first.signer_id, 'asha@example.com');
 
     const answer = await reassign(owner.token, {
       client_id: session.client_id,
@@ -98,15 +111,24 @@ describe('reassign-signer', () => {
     expect(later.body.data.signers[1]).toMatchObject({ full_name: 'Vikram Singh', email: 'legal@acme.example' });
     expect(await invitesTo(second.signer_id)).toEqual([]);
 
-    // Meera proves her own email (the check starts again for her), then signs; the turn passes.
-    const code = await signerCall('POST', '/otp/send', replaced.token, { channel: 'email' });
-    expect(code.status).toBe(200);
-    const [otp] = await sql<{ text_body: string; recipient: string }>(
-      `select text_body, recipient from notifications where signer_id = ? and kind = 'email_otp' order by created_at desc limit 1`,
+    // Asha's code, still open and in time, does not prove Meera's email: no code of Meera's is open.
+    const borrowed = await signerCall('POST', '/otp/verify', replaced.token, { channel: 'email', code: ashasCode });
+    expect(borrowed.status).toBe(400);
+    expect(borrowed.body).toMatchObject({
+      message: 'otp_expired',
+      errors: [{ field: 'code', problem: 'no code is open: request a new one' }],
+    });
+    const [signerRow] = await sql<{ email_verified_at: Date | null }>(
+      'select email_verified_at from esign_signers where id = ?',
       [first.signer_id],
     );
-    expect(otp.recipient).toBe('meera@example.com');
-    const digits = /\b(\d{6})\b/.exec(otp.text_body)![1];
+    expect(signerRow.email_verified_at).toBeNull();
+
+    // Meera proves her own email (the check starts again for her; Asha's code moments ago does not hold her back),
+    // then signs; the turn passes.
+    const code = await signerCall('POST', '/otp/send', replaced.token, { channel: 'email' });
+    expect(code.status, JSON.stringify(code.body)).toBe(200);
+    const digits = await lastCodeSentTo(first.signer_id, 'meera@example.com');
     expect((await signerCall('POST', '/otp/verify', replaced.token, { channel: 'email', code: digits })).status).toBe(200);
     expect((await signerCall('POST', '/sign', replaced.token, { consent: true })).status).toBe(200);
     expect(await invitesTo(second.signer_id)).toEqual(['legal@acme.example']);
@@ -146,7 +168,10 @@ describe('reassign-signer', () => {
     const allowed = await createSession(
       app,
       owner.token,
-      sessionBody(fileId, { allow_delegation: true, signers: [signerInput({ full_name: 'Asha Rao', notification: { invite: true } })] }),
+      sessionBody(fileId, {
+        allow_delegation: true,
+        signers: [signerInput({ full_name: 'Asha Rao', notification: { invite: true } })],
+      }),
     );
     expect(allowed.allow_delegation).toBe(true);
     const signer = allowed.signers[0];
@@ -159,7 +184,11 @@ describe('reassign-signer', () => {
     expect(delegated.body.data).toEqual({ delegated_to: 'Ravi Kumar' });
     expect((await signerCall('GET', '/session', signer.token as string)).status).toBe(401);
     const read = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: allowed.client_id } });
-    expect(read.body.data.signers[0]).toMatchObject({ signer_id: signer.signer_id, full_name: 'Ravi Kumar', email: 'ravi@example.com' });
+    expect(read.body.data.signers[0]).toMatchObject({
+      signer_id: signer.signer_id,
+      full_name: 'Ravi Kumar',
+      email: 'ravi@example.com',
+    });
     expect(read.body.data.signers[0].token).not.toBe(signer.token);
     expect(await invitesTo(signer.signer_id)).toEqual(['asha@example.com', 'ravi@example.com']);
     const trail = await rest<any>(app, 'GET', '/esign/audit', { token: owner.token, query: { client_id: allowed.client_id } });

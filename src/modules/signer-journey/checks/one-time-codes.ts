@@ -20,6 +20,9 @@ export const ONE_TIME_CODE_RULES = {
 const hashCode = (secret: string, otpId: string, code: string) =>
   createHmac('sha256', secret).update(`${otpId}:${code}`).digest('hex');
 
+const hashRecipient = (secret: string, channel: OtpChannel, address: string) =>
+  createHmac('sha256', secret).update(`otp-recipient:${channel}:${address.toLowerCase()}`).digest('hex');
+
 function parseChannel(value: unknown): OtpChannel {
   if (value === 'email' || value === 'mobile') return value;
   if (value === undefined || value === null) throw AppError.missingFields(['channel']);
@@ -43,10 +46,12 @@ export async function sendOneTimeCode(
     const { session, signer } = await lockTurn(tx, found);
     assertCheckIsDue(signer, channel); // the check kinds `email` and `mobile` are the channels
     const recipient = recipientOf(signer, channel);
+    const recipientHash = hashRecipient(services.config.secretsEncryptionKey, channel, recipient.to);
     const now = new Date();
+    // The limits are per address: a person who takes over a signer's place is not held back by the former one's codes.
     const recent = await tx.find(
       SignerOtp,
-      { signer, channel, createdAt: { $gt: new Date(now.getTime() - 3600_000) } },
+      { signer, channel, recipientHash, createdAt: { $gt: new Date(now.getTime() - 3600_000) } },
       { orderBy: { createdAt: 'desc' } },
     );
     const resendAt = recent[0] && new Date(recent[0].createdAt.getTime() + ONE_TIME_CODE_RULES.resendAfterSeconds * 1000);
@@ -66,6 +71,7 @@ export async function sendOneTimeCode(
       signer,
       channel,
       codeHash: '',
+      recipientHash,
       expiresAt: new Date(now.getTime() + ONE_TIME_CODE_RULES.lifetimeSeconds * 1000),
       createdAt: now,
     });
@@ -111,7 +117,13 @@ export async function verifyOneTimeCode(
     const { session, signer } = await lockTurn(tx, found);
     assertCheckIsDue(signer, channel); // the check kinds `email` and `mobile` are the channels
     const now = new Date();
-    const otp = await tx.findOne(SignerOtp, { signer, channel, closedAt: null }, { orderBy: { createdAt: 'desc' } });
+    // Only a code sent to the signer's present address: a former person's code (reassigned, delegated) is none.
+    const recipientHash = hashRecipient(services.config.secretsEncryptionKey, channel, recipientOf(signer, channel).to);
+    const otp = await tx.findOne(
+      SignerOtp,
+      { signer, channel, closedAt: null, recipientHash },
+      { orderBy: { createdAt: 'desc' } },
+    );
     if (!otp)
       return {
         ok: false,

@@ -23,6 +23,13 @@ export class SignerOtp {
   @Property({ type: 'string', length: 64 })
   codeHash!: string;
 
+  /**
+   * A keyed hash of the address the code went to. A code proves that address only: after a reassignment or a
+   * delegation the signer's contact is another, and the former person's open code no longer counts.
+   */
+  @Property({ type: 'string', length: 64, nullable: true })
+  recipientHash?: string;
+
   @Property({ type: 'datetime' })
   expiresAt!: Date;
 

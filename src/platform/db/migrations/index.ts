@@ -22,6 +22,7 @@ import { Migration20261124052000_Reminders } from './Migration20261124052000_Rem
 import { Migration20261124053000_SigningOrder } from './Migration20261124053000_SigningOrder';
 import { Migration20261124060000_CompletionCertificate } from './Migration20261124060000_CompletionCertificate';
 import { Migration20261124070000_EspTransactions } from './Migration20261124070000_EspTransactions';
+import { Migration20261124080000_OtpRecipient } from './Migration20261124080000_OtpRecipient';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124053000_SigningOrder', class: Migration20261124053000_SigningOrder },
   { name: 'Migration20261124060000_CompletionCertificate', class: Migration20261124060000_CompletionCertificate },
   { name: 'Migration20261124070000_EspTransactions', class: Migration20261124070000_EspTransactions },
+  { name: 'Migration20261124080000_OtpRecipient', class: Migration20261124080000_OtpRecipient },
 ];
