@@ -6,9 +6,11 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { sessionTopic } from '../../src/modules/esign/session-events';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
+import { untilSubscribed } from '../helpers/subscriptions';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 
 describe('a signer declines', () => {
@@ -75,23 +77,23 @@ describe('a signer declines', () => {
 
     // Listening as the owner's frontend does.
     const events: any[] = [];
+    const listening = app.services.events.subscriberCount(sessionTopic(session.client_id));
     const client = createClient({
       url: app.url.replace(/^http/, 'ws') + '/graphql',
       webSocketImpl: WebSocket,
       connectionParams: { authorization: `Bearer ${owner.token}` },
       lazy: false,
     });
-    const subscribed = new Promise<void>((resolve, reject) => {
-      client.subscribe(
-        {
-          query: `subscription ($id: String!) { esignSessionUpdated(client_id: $id) { status signers { signer_id status decline_reason } } }`,
-          variables: { id: session.client_id },
-        },
-        { next: (value) => events.push(value.data), error: reject, complete: () => undefined },
-      );
-      setTimeout(resolve, 500);
-    });
-    await subscribed;
+    const failures: unknown[] = [];
+    client.subscribe(
+      {
+        query: `subscription ($id: String!) { esignSessionUpdated(client_id: $id) { status signers { signer_id status decline_reason } } }`,
+        variables: { id: session.client_id },
+      },
+      { next: (value) => events.push(value.data), error: (error) => failures.push(error), complete: () => undefined },
+    );
+    await untilSubscribed(app, sessionTopic(session.client_id), listening, () => failures.length > 0);
+    expect(failures).toEqual([]);
 
     const reason = 'The rent in clause 4 is not what we agreed.';
     const declined = await signerCall('POST', '/decline', second.token, { reason: `  ${reason}  ` });
@@ -118,9 +120,9 @@ describe('a signer declines', () => {
     expect((await signerCall('POST', '/sign', first.token, { consent: true })).status).toBe(409);
     expect((await signerCall('POST', '/decline', first.token, { reason: 'me too' })).status).toBe(409);
     expect((await signerCall('GET', '/document', first.token)).status).toBe(409);
-    expect((await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } })).status).toBe(
-      409,
-    );
+    expect(
+      (await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } })).status,
+    ).toBe(409);
 
     // The stamp is available again, with the reason in its history.
     const stamp = await rest<any>(app, 'GET', '/stamps/instance', { token: owner.token, query: { client_id: stampId } });

@@ -3,6 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { recordSignature } from '../../src/modules/esign/record-signature';
+import { sessionTopic } from '../../src/modules/esign/session-events';
 import { freePort } from '../../src/platform/db/embedded-postgres';
 import { EsignSessionUpdatedDocument, type EsignSessionUpdatedSubscription } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
@@ -10,6 +11,7 @@ import { rest } from '../helpers/clients';
 import { corpusFile } from '../helpers/fixtures';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
 import { startServiceProcess } from '../helpers/process';
+import { untilSubscribed } from '../helpers/subscriptions';
 
 type Update = EsignSessionUpdatedSubscription['esignSessionUpdated'];
 
@@ -29,8 +31,9 @@ function connect(app: TestApp, token: string): Client {
   });
 }
 
-/** Subscribes and resolves once the server has acknowledged the subscription (it sends nothing until a change). */
-async function watch(client: Client, clientId: string): Promise<Watch> {
+/** Subscribes and resolves once the subscription is live in the service, or refused (it sends nothing until a change). */
+async function watch(app: TestApp, client: Client, clientId: string): Promise<Watch> {
+  const before = app.services.events.subscriberCount(sessionTopic(clientId));
   const updates: Update[] = [];
   const errors: unknown[] = [];
   const waiters: (() => void)[] = [];
@@ -49,8 +52,7 @@ async function watch(client: Client, clientId: string): Promise<Watch> {
       complete: () => undefined,
     },
   );
-  // The subscribe resolver runs its access check and LISTEN is already up; give the operation a moment to start.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await untilSubscribed(app, sessionTopic(clientId), before, () => errors.length > 0);
   return {
     updates,
     errors,
@@ -99,7 +101,7 @@ describe('esignSessionUpdated over graphql-ws', () => {
       owner.token,
       sessionBody(fileId, { signers: [signerInput(), signerInput({ full_name: 'B' })] }),
     );
-    const watching = await watch(client(owner.token), session.client_id);
+    const watching = await watch(app, client(owner.token), session.client_id);
     const em = () => app.services.orm.em.fork();
     const pdf = corpusFile('001-trivial/minimal-document.pdf');
     await recordSignature(app.services, em(), {
@@ -128,8 +130,8 @@ describe('esignSessionUpdated over graphql-ws', () => {
     const cancelled = await createSession(app, owner.token, sessionBody(fileId));
     const expiring = await createSession(app, owner.token, sessionBody(fileId));
     const connection = client(owner.token);
-    const watchCancel = await watch(connection, cancelled.client_id);
-    const watchExpiry = await watch(connection, expiring.client_id);
+    const watchCancel = await watch(app, connection, cancelled.client_id);
+    const watchExpiry = await watch(app, connection, expiring.client_id);
 
     await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: cancelled.client_id } });
     expect((await watchCancel.next(1))[0].status).toBe('cancelled');
@@ -147,8 +149,7 @@ describe('esignSessionUpdated over graphql-ws', () => {
 
   it('refuses another user’s session and never leaks its events', async () => {
     const session = await createSession(app, owner.token, sessionBody(fileId));
-    const intruder = await watch(client(other.token), session.client_id);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const intruder = await watch(app, client(other.token), session.client_id);
     expect(intruder.errors).toHaveLength(1);
     expect(intruder.errors[0]).toMatchObject({ extensions: { code: 'not_found' } });
     await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } });
@@ -168,7 +169,7 @@ describe('esignSessionUpdated over graphql-ws', () => {
     try {
       await waitForHealth(port);
       const session = await createSession(app, owner.token, sessionBody(fileId));
-      const watching = await watch(client(owner.token), session.client_id);
+      const watching = await watch(app, client(owner.token), session.client_id);
       const response = await fetch(`http://127.0.0.1:${port}/api/v1/esign/cancel`, {
         method: 'POST',
         headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createPubSub } from '@graphql-yoga/subscription';
-import { setMaxListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import pg from 'pg';
 import type { Logger } from '../logger';
 
@@ -92,6 +92,11 @@ export class EventBus {
 
   subscribe(topic: string): AsyncIterable<Record<string, unknown>> {
     return this.pubSub.subscribe(topic) as AsyncIterable<Record<string, unknown>>;
+  }
+
+  /** How many subscribers of this process listen on `topic` now (tests wait on it rather than sleep). */
+  subscriberCount(topic: string): number {
+    return getEventListeners(this.target, topic).length;
   }
 
   async stop(): Promise<void> {
