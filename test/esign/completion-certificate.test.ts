@@ -28,6 +28,23 @@ function pdfText(pdf: Buffer): string {
   }
 }
 
+/** The fonts a PDF uses, as poppler's pdffonts lists them. */
+function fontsOf(pdf: Buffer): { name: string; embedded: boolean }[] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pdffonts-'));
+  try {
+    const file = path.join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    const lines = execFileSync('pdffonts', [file], { encoding: 'utf8' }).split('\n').slice(2).filter(Boolean);
+    // name, type (one or two words), encoding, emb, sub, uni, object id (two numbers): read from the right.
+    return lines.map((line) => {
+      const columns = line.trim().split(/\s+/);
+      return { name: columns[0], embedded: columns.at(-5) === 'yes' };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('certificate of completion', () => {
   let app: TestApp;
   let owner: TestUser;
@@ -48,16 +65,19 @@ describe('certificate of completion', () => {
     return Buffer.from(await (await fetch(link.body.data.url)).arrayBuffer());
   }
 
-  /** Two signers (suresign), the second with an email check; both sign; answers the session id. */
-  async function completedSession(options: Record<string, unknown>): Promise<{ clientId: string; fileId: string }> {
-    const fileId = await uploadPdf(app, owner.token, FOUR_PAGE_PDF, 'Lease deed.pdf');
+  /** Two signers (suresign) both sign; answers the session id. */
+  async function completedSession(
+    options: Record<string, unknown>,
+    names = { document: 'Lease deed.pdf', first: 'Asha Rao', second: 'Vikram Singh' },
+  ): Promise<{ clientId: string; fileId: string }> {
+    const fileId = await uploadPdf(app, owner.token, FOUR_PAGE_PDF, names.document);
     const session = await createSession(
       app,
       owner.token,
       sessionBody(fileId, {
         signers: [
-          signerInput({ full_name: 'Asha Rao', email: 'asha@example.com', elements: [signatureAt(0, 72, 640)] }),
-          signerInput({ full_name: 'Vikram Singh', email: 'vikram@example.com', elements: [signatureAt(1, 72, 500)] }),
+          signerInput({ full_name: names.first, email: 'asha@example.com', elements: [signatureAt(0, 72, 640)] }),
+          signerInput({ full_name: names.second, email: 'vikram@example.com', elements: [signatureAt(1, 72, 500)] }),
         ],
         ...options,
       }),
@@ -101,6 +121,12 @@ describe('certificate of completion', () => {
       for (const event of ['session_created', 'signed (Asha Rao, 127.0.0.1)', 'signed (Vikram Singh, 127.0.0.1)'])
         expect(text).toContain(event);
       expect(text).toContain('sign_type: suresign');
+    });
+
+    it('in English embeds no font: Helvetica, which every reader has', () => {
+      const fonts = fontsOf(certificate);
+      expect(new Set(fonts.map((font) => font.name))).toEqual(new Set(['Helvetica', 'Helvetica-Bold']));
+      expect(fonts.some((font) => font.embedded)).toBe(false);
     });
 
     it('is signed by the platform: pdfsig, qpdf and the verification report agree, and a changed byte shows', async () => {
@@ -204,6 +230,28 @@ describe('certificate of completion', () => {
       // The file of its own states the same.
       expect(pdfText(certificate)).toContain(sha256(signedPdf.subarray(0, bytes)));
     });
+  });
+
+  it('writes names in Indian scripts in their own fonts, shaped, and stays signed', async () => {
+    const names = { document: 'पट्टा समझौता.pdf', first: 'आशा राव', second: 'முருகன் ஆறுமுகம்' };
+    const { clientId } = await completedSession({}, names);
+    const certificate = await download('/esign/download-certificate', clientId);
+    const text = pdfText(certificate);
+    // pdftotext reads the names back from the fonts' ToUnicode maps (not `?`, as Helvetica alone printed them).
+    for (const name of [names.first, names.second, `signed (${names.first}, 127.0.0.1)`]) expect(text).toContain(name);
+    expect(text).toContain('पट्टा समझौता.pdf');
+    expect(text).not.toMatch(/\?\?\?/);
+    // Noto Sans Devanagari and Tamil (pdf-lib names a subset NAME-<n>): the document name in the regular weight, the
+    // signer headings and the audit trail in bold.
+    const embedded = fontsOf(certificate)
+      .filter((font) => font.embedded)
+      .map((font) => font.name.replace(/-\d+$/, ''))
+      .sort();
+    expect(embedded).toEqual(['NotoSansDevanagari-Bold', 'NotoSansDevanagari-Regular', 'NotoSansTamil-Bold']);
+    if (hasQpdf) qpdfCheck(certificate);
+    if (hasPdfsig) expect(pdfsigReport(certificate).every((entry) => entry.kind !== 'signature' || entry.valid)).toBe(true);
+    const report = await verifyPdfSignatures(certificate, { trustedRootsPem: [rootPem] });
+    expect(report.all_valid).toBe(true);
   });
 
   it('pages appended with no signature of their own are a content change', async () => {

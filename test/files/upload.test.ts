@@ -389,6 +389,16 @@ describe('file uploads', () => {
       });
     }
 
+    it('keeps a file name in any script as browsers send it (UTF-8), the same on both faces', async () => {
+      const bytes = corpusFile('001-trivial/minimal-document.pdf');
+      const name = 'किरायानामा – முருகன் 2026.pdf';
+      const viaRest = await uploadPdfRest(alice, { bytes, filename: name, type: 'application/pdf' });
+      expect(viaRest.body.data).toMatchObject({ name });
+      expect((await detailsRest(alice, viaRest.body.data!.client_id)).body.data).toMatchObject({ name });
+      const viaGraphql = await uploadPdfGql(alice, { bytes, filename: name, type: 'application/pdf' });
+      expect(viaGraphql.data!.uploadPdf.name).toBe(name);
+    });
+
     it('refuses the encrypted PDF with invalid_pdf on both faces and stores nothing', async () => {
       const bytes = corpusFile(ENCRYPTED_PDF);
       await expectNoNewRow(async () => {

@@ -1,4 +1,5 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFDocument, rgb, type PDFPage } from 'pdf-lib';
+import { ScriptText, type Weight } from '../../platform/pdf-fonts';
 
 /** What a certificate of completion states: plain data, so it can be drawn in a worker thread. */
 export interface CompletionCertificateFacts {
@@ -55,21 +56,17 @@ const RULE = rgb(0.75, 0.78, 0.85);
 /**
  * Draws the certificate of completion: the document and its fingerprints, every signer with how they signed and
  * the checks they passed, then the session's audit trail, on A4 pages numbered "page x of y", with room kept at
- * the foot of the last page for the platform's signature. Helvetica (WinAnsi) is the font every reader has; text it
- * cannot show is transliterated where Unicode allows and `?` otherwise.
+ * the foot of the last page for the platform's signature. Names and values in Indian scripts are drawn in their own
+ * fonts (ScriptText); Latin text is Helvetica.
  */
 export async function renderCompletionCertificate(
   facts: CompletionCertificateFacts,
 ): Promise<{ pdf: Uint8Array; signatureBox: CertificateSignatureBox }> {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.setTitle(`Certificate of completion: ${printable(facts.documentName)}`);
+  doc.setTitle(`Certificate of completion: ${facts.documentName}`);
   doc.setSubject(`Esign session ${facts.sessionId}`);
   doc.setCreationDate(new Date(facts.completedAt));
-  const writer = new PageWriter(
-    doc,
-    await doc.embedFont(StandardFonts.Helvetica),
-    await doc.embedFont(StandardFonts.HelveticaBold),
-  );
+  const writer = new PageWriter(doc, await ScriptText.forDocument(doc, [JSON.stringify(facts)]));
 
   writer.title('Certificate of completion');
   writer.text(
@@ -134,6 +131,12 @@ export async function renderCompletionCertificate(
   return { pdf: await doc.save({ useObjectStreams: false }), signatureBox };
 }
 
+interface DrawOptions {
+  weight?: Weight;
+  size?: number;
+  color?: ReturnType<typeof rgb>;
+}
+
 /** Lays text out top to bottom, starting a new page when the next block does not fit. */
 class PageWriter {
   private page!: PDFPage;
@@ -142,21 +145,20 @@ class PageWriter {
 
   constructor(
     private readonly doc: PDFDocument,
-    private readonly regular: PDFFont,
-    private readonly bold: PDFFont,
+    private readonly fonts: ScriptText,
   ) {
     this.newPage();
   }
 
   title(text: string): void {
-    this.line(text, { font: this.bold, size: 20 });
+    this.line(text, { weight: 'bold', size: 20 });
     this.gap(4);
   }
 
   heading(text: string): void {
     this.keepTogether(60);
     this.gap(8);
-    this.line(text, { font: this.bold, size: 13 });
+    this.line(text, { weight: 'bold', size: 13 });
     this.page.drawLine({
       start: { x: MARGIN, y: this.y + 3 },
       end: { x: A4.width - MARGIN, y: this.y + 3 },
@@ -167,12 +169,12 @@ class PageWriter {
   }
 
   subheading(text: string): void {
-    this.line(text, { font: this.bold, size: 10.5 });
+    this.line(text, { weight: 'bold', size: 10.5 });
     this.gap(2);
   }
 
   text(text: string, options: { color?: ReturnType<typeof rgb>; size?: number } = {}): void {
-    for (const part of this.wrap(printable(text), this.regular, options.size ?? 9, this.width)) this.line(part, options);
+    for (const part of this.wrap(text, 'regular', options.size ?? 9, this.width)) this.line(part, options);
   }
 
   /** Label and value rows; long values wrap under their own column. */
@@ -180,10 +182,10 @@ class PageWriter {
     const labelWidth = 92;
     const size = 9;
     for (const [label, value] of rows) {
-      const lines = this.wrap(printable(value), this.regular, size, this.width - labelWidth);
+      const lines = this.wrap(value, 'regular', size, this.width - labelWidth);
       this.ensure(lines.length * size * 1.35);
       lines.forEach((part, index) => {
-        if (index === 0 && label) this.draw(label, MARGIN, { font: this.bold, size, color: MUTED });
+        if (index === 0 && label) this.draw(label, MARGIN, { weight: 'bold', size, color: MUTED });
         this.draw(part, MARGIN + labelWidth, { size });
         this.y -= size * 1.35;
       });
@@ -193,12 +195,12 @@ class PageWriter {
   event(at: string, what: string, details: string | null): void {
     const size = 8;
     const timeWidth = 120;
-    const lines = this.wrap(printable(what), this.bold, size, this.width - timeWidth);
-    const detailLines = details ? this.wrap(printable(details), this.regular, size - 0.5, this.width - timeWidth) : [];
+    const lines = this.wrap(what, 'bold', size, this.width - timeWidth);
+    const detailLines = details ? this.wrap(details, 'regular', size - 0.5, this.width - timeWidth) : [];
     this.ensure((lines.length + detailLines.length) * size * 1.3 + 2);
     this.draw(at, MARGIN, { size, color: MUTED });
     for (const part of lines) {
-      this.draw(part, MARGIN + timeWidth, { font: this.bold, size });
+      this.draw(part, MARGIN + timeWidth, { weight: 'bold', size });
       this.y -= size * 1.3;
     }
     for (const part of detailLines) {
@@ -227,26 +229,27 @@ class PageWriter {
   footers(sessionId: string): void {
     const pages = this.doc.getPages();
     pages.forEach((page, index) => {
-      page.drawText(`Certificate of completion, session ${sessionId}, page ${index + 1} of ${pages.length}`, {
-        x: MARGIN,
-        y: FOOTER - 16,
-        size: 7.5,
-        font: this.regular,
-        color: MUTED,
-      });
+      const [run] = this.fonts.runs(
+        `Certificate of completion, session ${sessionId}, page ${index + 1} of ${pages.length}`,
+        'regular',
+      );
+      page.drawText(run.text, { x: MARGIN, y: FOOTER - 16, size: 7.5, font: run.font, color: MUTED });
     });
   }
 
-  private line(text: string, options: { font?: PDFFont; size?: number; color?: ReturnType<typeof rgb> }): void {
+  private line(text: string, options: DrawOptions): void {
     const size = options.size ?? 9;
     this.ensure(size * 1.35);
-    this.draw(printable(text), MARGIN, options);
+    this.draw(text, MARGIN, options);
     this.y -= size * 1.35;
   }
 
-  private draw(text: string, x: number, options: { font?: PDFFont; size?: number; color?: ReturnType<typeof rgb> }): void {
+  private draw(text: string, x: number, options: DrawOptions): void {
     const size = options.size ?? 9;
-    this.page.drawText(text, { x, y: this.y - size, size, font: options.font ?? this.regular, color: options.color ?? INK });
+    for (const run of this.fonts.runs(text, options.weight ?? 'regular')) {
+      this.page.drawText(run.text, { x, y: this.y - size, size, font: run.font, color: options.color ?? INK });
+      x += run.font.widthOfTextAtSize(run.text, size);
+    }
   }
 
   private ensure(height: number): void {
@@ -259,22 +262,23 @@ class PageWriter {
   }
 
   /** Breaks text into lines that fit `width`, at spaces, and inside words longer than a line (hashes, ids). */
-  private wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+  private wrap(text: string, weight: Weight, size: number, width: number): string[] {
+    const widthOf = (part: string) => this.fonts.widthOf(part, weight, size);
     const lines: string[] = [];
     for (const paragraph of text.split('\n')) {
       let current = '';
       for (const word of paragraph.split(' ')) {
         const candidate = current ? `${current} ${word}` : word;
-        if (font.widthOfTextAtSize(candidate, size) <= width) {
+        if (widthOf(candidate) <= width) {
           current = candidate;
           continue;
         }
         if (current) lines.push(current);
         current = '';
         let rest = word;
-        while (font.widthOfTextAtSize(rest, size) > width) {
+        while (widthOf(rest) > width) {
           let cut = rest.length - 1;
-          while (cut > 1 && font.widthOfTextAtSize(rest.slice(0, cut), size) > width) cut--;
+          while (cut > 1 && widthOf(rest.slice(0, cut)) > width) cut--;
           lines.push(rest.slice(0, cut));
           rest = rest.slice(cut);
         }
@@ -284,16 +288,4 @@ class PageWriter {
     }
     return lines;
   }
-}
-
-/** Text Helvetica's WinAnsi encoding can show: accents dropped, other characters `?`. */
-function printable(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[\u201c\u201d]/g, '"')
-    .replace(/[\u2013\u2014]/g, '-')
-    .replace(/\t/g, ' ')
-    .replace(/[^\x20-\x7e\n]/g, '?');
 }

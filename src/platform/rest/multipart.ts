@@ -89,7 +89,12 @@ export function receiveMultipartFile(req: Request, field = 'file'): Promise<Rece
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 5, fields: 50, fieldSize: 64 * 1024, parts: 60 } });
+      // Browsers send a file name as UTF-8 bytes (busboy would read them as latin1, as graphql-upload does not).
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: { files: 5, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+      });
     } catch {
       // Not multipart/form-data at all: there is no file.
       req.resume();

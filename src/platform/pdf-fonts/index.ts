@@ -1,0 +1,1 @@
+export { printable, ScriptText, type TextRun, type Weight } from './script-text';
