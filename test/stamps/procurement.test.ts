@@ -205,6 +205,41 @@ describe('procurement', () => {
       expect(texts.size).toBe(3);
     });
 
+    it('prints party names in an Indian script in that script’s font, shaped, each stamp with its own values', async () => {
+      const user = await app.createUser();
+      const parties = { first_party_name: 'आशा राव', second_party_name: 'முருகன் ஆறுமுகம்', first_party_address: 'पट्टा 12, बेंगलुरु' };
+      const clientId = await order(user, { mock: true, quantity: 2, ...parties });
+      await until(
+        () => counts(clientId),
+        (c) => c.pending === 0,
+        'procurement',
+      );
+      const rows = await sql<{ serial: number; certificate_number: string; verification_code: string; storage_key: string }>(
+        `select i.serial, i.certificate_number, i.verification_code, f.storage_key
+           from stamp_instances i join files f on f.id = i.pdf_file_id where i.order_id = ? order by i.serial`,
+        [clientId],
+      );
+      expect(rows).toHaveLength(2);
+      for (const row of rows) {
+        const file = path.join(dataDir, `${row.certificate_number}.pdf`);
+        await writeFile(file, await app.services.blobs.getBytes(row.storage_key));
+        expect(execFileSync('qpdf', ['--check', file], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors');
+        const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+        for (const printed of [
+          ...Object.values(parties),
+          row.certificate_number,
+          row.verification_code,
+          `${clientId}/${row.serial}`,
+        ]) {
+          expect(text, printed).toContain(printed);
+        }
+        expect(text).not.toContain('???');
+        const fonts = execFileSync('pdffonts', [file], { encoding: 'utf8' });
+        for (const font of ['NotoSansDevanagari-Regular', 'NotoSansTamil-Regular', 'Helvetica-Bold'])
+          expect(fonts).toContain(font);
+      }
+    });
+
     it('never yields more or fewer instances when jobs for one order run at the same time or again', async () => {
       const user = await app.createUser();
       await creditWallet(app.services.orm.em.fork(), user.user_id, 5_000_000n);

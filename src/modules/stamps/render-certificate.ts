@@ -13,6 +13,7 @@ import {
   type PDFOperator,
 } from 'pdf-lib';
 import { formatRupees } from '../../platform/money';
+import { ScriptText, type Weight } from '../../platform/pdf-fonts';
 import type { ProcuredStamp } from './vendors/vendor';
 
 /** What every certificate of an order shares: plain data, so that it crosses to a worker thread as it is. */
@@ -54,107 +55,162 @@ const VALUE_WIDTH = 62;
 
 type StampField = 'certificateNumber' | 'issuedAt' | 'reference' | 'verificationCode';
 
+/** Draws one line of the certificate (its font, by weight, is the painter's). */
+type Pen = (line: string, weight: Weight, options: { x: number; y: number; size: number; color: Color }) => void;
+
+/**
+ * Lays out the text every certificate of the order shares, with `pen`, and answers the line each stamp's own values
+ * go on. The frame and the watermark are the painter's.
+ */
+function layOutSharedText(facts: OrderCertificateFacts, pen: Pen): Record<StampField, number> {
+  const { order } = facts;
+  pen('e-Stamp Certificate', 'bold', { x: 56, y: 770, size: 22, color: INK });
+  pen(`${facts.stateName} (${order.stateCode})`, 'regular', { x: 56, y: 745, size: 13, color: INK });
+  const rows: [string, string | StampField][] = [
+    ['Certificate No.', 'certificateNumber'],
+    ['Certificate Issued Date', 'issuedAt'],
+    ['Unique Doc. Reference', 'reference'],
+    ['Account Reference', `=${order.userId}`],
+    ['Description of Document', `=${order.articleId}: ${facts.articleName}`],
+    ['Property Description', `=${order.description ?? '-'}`],
+    ['Consideration Price (Rs.)', `=${formatRupees(order.considerationPaise)}`],
+    ['First Party', `=${order.firstPartyName}`],
+    ['First Party Address', `=${order.firstPartyAddress ?? '-'}`],
+    ['Second Party', `=${order.secondPartyName}`],
+    ['Stamp Duty Paid By', `=${order.firstPartyName}`],
+    ['Stamp Duty Amount (Rs.)', `=${formatRupees(order.dutyPaise)}`],
+    ['Verification Code', 'verificationCode'],
+  ];
+  const slots = {} as Record<StampField, number>;
+  let y = 690;
+  for (const [label, value] of rows) {
+    pen(label, 'bold', { x: 56, y, size: 10, color: INK });
+    if (value.startsWith('=')) {
+      for (const line of wrap(value.slice(1), VALUE_WIDTH)) {
+        pen(line, 'regular', { x: VALUE_X, y, size: 10, color: BLACK });
+        y -= 14;
+      }
+    } else {
+      // A stamp's own values are one line each (numbers, a time, ids), so the layout is the order's.
+      slots[value as StampField] = y;
+      y -= 14;
+    }
+    y -= 8;
+  }
+  pen('Verify this certificate with its number and verification code.', 'regular', { x: 56, y: 60, size: 9, color: BLACK });
+  return slots;
+}
+
+const FRAME = { x: 28, y: 28, width: A4[0] - 56, height: A4[1] - 56, borderColor: INK, borderWidth: 2 };
+const WATERMARK = { x: 90, y: 120, rotate: 30, color: rgb(0.85, 0.2, 0.2), opacity: 0.25 };
+/** Diagonally across the lower half, sized to stay inside the frame. */
+const watermarkSize = (bold: PDFFont, watermark: string) => Math.min(40, 520 / (bold.widthOfTextAtSize(watermark, 1) || 1));
+
+/** The texts of an order that its certificate prints, to find the scripts they are in. */
+function orderTexts(facts: OrderCertificateFacts): string[] {
+  const { order } = facts;
+  return [order.description, order.firstPartyName, order.firstPartyAddress, order.secondPartyName, facts.articleName].filter(
+    (text): text is string => !!text,
+  );
+}
+
 /**
  * An order's certificate page, prepared once: the frame, the labels, the order's own values and the watermark are
  * laid out and compressed one time, and each stamp's certificate only adds its four values (number, issue time,
  * reference, verification code) as a small second content stream. A 5000-stamp order draws and deflates its
  * shared page once instead of 5000 times (issue 22); the page a reader sees is the same.
+ *
+ * An order whose names or addresses are in an Indian script is drawn with that script's font (ScriptText): its page
+ * is prepared once as a whole PDF, fonts included, and each stamp loads it and adds its values.
  */
 export class CertificateTemplate {
   private constructor(
     private readonly order: OrderCertificateFacts['order'],
-    /** The shared content stream, already FlateDecode-compressed. */
-    private readonly sharedContent: Uint8Array,
-    private readonly regular: PDFFont,
+    /** The shared content stream (FlateDecode-compressed) and the font that encodes the values, or a whole page. */
+    private readonly shared:
+      | { kind: 'content'; content: Uint8Array; regular: PDFFont; watermarkOpacity: number | undefined }
+      | { kind: 'page'; pdf: Uint8Array },
     /** The line each per-stamp value is printed on. */
     private readonly slots: Record<StampField, number>,
-    private readonly watermarkOpacity: number | undefined,
   ) {}
 
   static async prepare(facts: OrderCertificateFacts): Promise<CertificateTemplate> {
-    const { order } = facts;
+    if (ScriptText.needsFonts(orderTexts(facts))) return CertificateTemplate.prepareWithFonts(facts);
     // A scratch document lends its fonts' metrics and text encoding; nothing of it is saved.
     const scratch = await PDFDocument.create();
-    const regular = await scratch.embedFont(StandardFonts.Helvetica);
-    const bold = await scratch.embedFont(StandardFonts.HelveticaBold);
-    const ops: PDFOperator[] = [];
-    const text = (line: string, font: PDFFont, options: { x: number; y: number; size: number; color: Color }) =>
-      ops.push(...lines([font.encodeText(printable(line))], font === bold ? BOLD : REGULAR, options));
-
-    ops.push(
-      ...drawRectangle({
-        x: 28,
-        y: 28,
-        width: A4[0] - 56,
-        height: A4[1] - 56,
-        color: undefined,
-        borderColor: INK,
-        borderWidth: 2,
-        rotate: degrees(0),
-        xSkew: degrees(0),
-        ySkew: degrees(0),
-      }),
-    );
-    text('e-Stamp Certificate', bold, { x: 56, y: 770, size: 22, color: INK });
-    text(`${facts.stateName} (${order.stateCode})`, regular, { x: 56, y: 745, size: 13, color: INK });
-
-    const rows: [string, string | StampField][] = [
-      ['Certificate No.', 'certificateNumber'],
-      ['Certificate Issued Date', 'issuedAt'],
-      ['Unique Doc. Reference', 'reference'],
-      ['Account Reference', `=${order.userId}`],
-      ['Description of Document', `=${order.articleId}: ${facts.articleName}`],
-      ['Property Description', `=${order.description ?? '-'}`],
-      ['Consideration Price (Rs.)', `=${formatRupees(order.considerationPaise)}`],
-      ['First Party', `=${order.firstPartyName}`],
-      ['First Party Address', `=${order.firstPartyAddress ?? '-'}`],
-      ['Second Party', `=${order.secondPartyName}`],
-      ['Stamp Duty Paid By', `=${order.firstPartyName}`],
-      ['Stamp Duty Amount (Rs.)', `=${formatRupees(order.dutyPaise)}`],
-      ['Verification Code', 'verificationCode'],
+    const fonts = {
+      regular: await scratch.embedFont(StandardFonts.Helvetica),
+      bold: await scratch.embedFont(StandardFonts.HelveticaBold),
+    };
+    const ops: PDFOperator[] = [
+      ...drawRectangle({ ...FRAME, color: undefined, rotate: degrees(0), xSkew: degrees(0), ySkew: degrees(0) }),
     ];
-    const slots = {} as Record<StampField, number>;
-    let y = 690;
-    for (const [label, value] of rows) {
-      text(label, bold, { x: 56, y, size: 10, color: INK });
-      if (value.startsWith('=')) {
-        for (const line of wrap(value.slice(1), VALUE_WIDTH)) {
-          text(line, regular, { x: VALUE_X, y, size: 10, color: BLACK });
-          y -= 14;
-        }
-      } else {
-        // A stamp's own values are one line each (numbers, a time, ids), so the layout is the order's.
-        slots[value as StampField] = y;
-        y -= 14;
-      }
-      y -= 8;
-    }
+    const slots = layOutSharedText(facts, (line, weight, options) =>
+      ops.push(...lines([fonts[weight].encodeText(printable(line))], weight === 'bold' ? BOLD : REGULAR, options)),
+    );
     if (facts.watermark) {
-      // Diagonally across the lower half, sized to stay inside the frame.
-      const size = Math.min(40, 520 / (bold.widthOfTextAtSize(facts.watermark, 1) || 1));
       ops.push(
-        ...lines([bold.encodeText(printable(facts.watermark))], BOLD, {
-          x: 90,
-          y: 120,
-          size,
-          color: rgb(0.85, 0.2, 0.2),
-          rotate: 30,
+        ...lines([fonts.bold.encodeText(printable(facts.watermark))], BOLD, {
+          ...WATERMARK,
+          size: watermarkSize(fonts.bold, facts.watermark),
           graphicsState: WATERMARK_STATE,
         }),
       );
     }
-    text('Verify this certificate with its number and verification code.', regular, { x: 56, y: 60, size: 9, color: BLACK });
-
-    const shared = PDFContentStream.of(scratch.context.obj({}), ops, true).getContents();
-    return new CertificateTemplate(order, shared, regular, slots, facts.watermark ? 0.25 : undefined);
+    const content = PDFContentStream.of(scratch.context.obj({}), ops, true).getContents();
+    return new CertificateTemplate(
+      facts.order,
+      { kind: 'content', content, regular: fonts.regular, watermarkOpacity: facts.watermark ? WATERMARK.opacity : undefined },
+      slots,
+    );
   }
 
-  /** One stamp's certificate: a one-page PDF in the plain fonts every reader has. */
-  async render(serial: number, stamp: ProcuredStamp): Promise<Uint8Array> {
+  private static async prepareWithFonts(facts: OrderCertificateFacts): Promise<CertificateTemplate> {
     const doc = await PDFDocument.create();
+    const fonts = await ScriptText.forDocument(doc, orderTexts(facts));
+    const page = doc.addPage(A4);
+    page.drawRectangle(FRAME);
+    const slots = layOutSharedText(facts, (line, weight, options) => {
+      let x = options.x;
+      for (const run of fonts.runs(line, weight)) {
+        page.drawText(run.text, { ...options, x, font: run.font });
+        x += run.font.widthOfTextAtSize(run.text, options.size);
+      }
+    });
+    if (facts.watermark) {
+      const [bold] = fonts.runs(printable(facts.watermark), 'bold');
+      page.drawText(bold.text, {
+        ...WATERMARK,
+        rotate: degrees(WATERMARK.rotate),
+        size: watermarkSize(bold.font, bold.text),
+        font: bold.font,
+      });
+    }
+    const pdf = await doc.save({ useObjectStreams: false });
+    return new CertificateTemplate(facts.order, { kind: 'page', pdf }, slots);
+  }
+
+  /** One stamp's certificate: a one-page PDF in the plain fonts every reader has (and an Indian script's, if used). */
+  async render(serial: number, stamp: ProcuredStamp): Promise<Uint8Array> {
+    const doc = this.shared.kind === 'page' ? await PDFDocument.load(this.shared.pdf) : await PDFDocument.create();
     doc.setTitle(`e-Stamp Certificate ${stamp.certificateNumber}`);
     doc.setProducer('esign-estamp');
     doc.setCreationDate(stamp.issuedAt);
+    const values: Record<StampField, string> = {
+      certificateNumber: stamp.certificateNumber,
+      issuedAt: stamp.issuedAt.toISOString().replace('T', ' ').slice(0, 19) + ' UTC',
+      reference: `${this.order.id}/${serial}`,
+      verificationCode: stamp.verificationCode,
+    };
+    if (this.shared.kind === 'page') {
+      const page = doc.getPage(0);
+      const font = await doc.embedFont(StandardFonts.Helvetica);
+      for (const field of Object.keys(values) as StampField[]) {
+        page.drawText(printable(values[field]), { x: VALUE_X, y: this.slots[field], size: 10, color: BLACK, font });
+      }
+      return doc.save({ useObjectStreams: false });
+    }
+
     const { context } = doc;
     const page = doc.addPage(A4);
     for (const [name, baseFont] of [
@@ -166,21 +222,14 @@ export class CertificateTemplate {
       );
       page.node.setFontDictionary(PDFName.of(name), font);
     }
-    if (this.watermarkOpacity !== undefined) {
-      page.node.setExtGState(PDFName.of(WATERMARK_STATE), context.obj({ Type: 'ExtGState', ca: this.watermarkOpacity }));
+    if (this.shared.watermarkOpacity !== undefined) {
+      page.node.setExtGState(PDFName.of(WATERMARK_STATE), context.obj({ Type: 'ExtGState', ca: this.shared.watermarkOpacity }));
     }
-    page.node.addContentStream(context.register(context.stream(this.sharedContent, { Filter: 'FlateDecode' })));
-
-    const values: Record<StampField, string> = {
-      certificateNumber: stamp.certificateNumber,
-      issuedAt: stamp.issuedAt.toISOString().replace('T', ' ').slice(0, 19) + ' UTC',
-      reference: `${this.order.id}/${serial}`,
-      verificationCode: stamp.verificationCode,
-    };
+    page.node.addContentStream(context.register(context.stream(this.shared.content, { Filter: 'FlateDecode' })));
     const own: PDFOperator[] = [];
     for (const field of Object.keys(values) as StampField[]) {
       own.push(
-        ...lines([this.regular.encodeText(printable(values[field]))], REGULAR, {
+        ...lines([this.shared.regular.encodeText(printable(values[field]))], REGULAR, {
           x: VALUE_X,
           y: this.slots[field],
           size: 10,
@@ -245,7 +294,7 @@ function printable(text: string): string {
 }
 
 function wrap(text: string, width: number): string[] {
-  const words = printable(text).split(/\s+/);
+  const words = text.split(/\s+/);
   const result: string[] = [];
   let line = '';
   for (const word of words) {

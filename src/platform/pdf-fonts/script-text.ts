@@ -78,6 +78,11 @@ export class ScriptText {
 
   private constructor(private readonly latin: Record<Weight, PDFFont>) {}
 
+  /** Whether any of `texts` is in a script that needs a font of its own. */
+  static needsFonts(texts: string[]): boolean {
+    return texts.some((text) => [...text].some((char) => scriptOf(char) !== null));
+  }
+
   /** Embeds Helvetica and the fonts `texts` need (all fonts are embedded before drawing, which is synchronous). */
   static async forDocument(doc: PDFDocument, texts: string[]): Promise<ScriptText> {
     const latin = {
