@@ -70,6 +70,9 @@ const envSchema = z.object({
   TRUST_ANCHORS: optionalString,
   /** PAdES B-LT/B-LTA on completion: validation data (/DSS) and a document time-stamp. */
   PADES_LTV: bool.default(true),
+  /** Each OCSP or CRL request of the LTV step, and all of them for one document together. */
+  LTV_REVOCATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  LTV_REVOCATION_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
   ALLOW_SANDBOX_ESP: bool.default(false),
@@ -159,6 +162,11 @@ export interface AppConfig {
   trustAnchors?: string;
   /** PADES_LTV: a completed document gets its /DSS and a document time-stamp (PAdES B-LT, B-LTA). */
   padesLtv: boolean;
+  /**
+   * LTV_REVOCATION_TIMEOUT_MS, LTV_REVOCATION_BUDGET_MS: the URLs come from certificates anyone can put in a document,
+   * and the step runs in the last signature's transaction, so the time it waits on them is bounded in all.
+   */
+  ltvRevocation: { timeoutMs: number; budgetMs: number };
   tsa?: {
     url: string;
     authHeader?: { name: string; value: string };
@@ -325,6 +333,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       : undefined,
     trustAnchors: env.TRUST_ANCHORS,
     padesLtv: env.PADES_LTV,
+    ltvRevocation: { timeoutMs: env.LTV_REVOCATION_TIMEOUT_MS, budgetMs: env.LTV_REVOCATION_BUDGET_MS },
     tsa: tsaUrl
       ? {
           url: tsaUrl,

@@ -19,30 +19,42 @@ export interface ExternalIdentity {
   sign(content: Buffer): Buffer;
 }
 
-/** A self-signed RSA certificate and key made by OpenSSL, and a detached CMS signer with them. */
-export function externalIdentity(commonName = 'Other Tool Signer'): ExternalIdentity {
+/**
+ * A self-signed RSA certificate and key made by OpenSSL, and a detached CMS signer with them. `issued`: sign with this
+ * key and certificate instead, and carry `extraCertificatesPem` in every CMS too (openssl cms -certfile).
+ */
+export function externalIdentity(
+  commonName = 'Other Tool Signer',
+  issued?: { keyPem: string; certificatePem: string; extraCertificatesPem?: string },
+): ExternalIdentity {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'external-signer-'));
   const key = path.join(dir, 'key.pem');
   const certificate = path.join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${commonName}`,
-      '-keyout',
-      key,
-      '-out',
-      certificate,
-    ],
-    { stdio: 'pipe' },
-  );
+  const extra = path.join(dir, 'extra.pem');
+  if (issued) {
+    writeFileSync(key, issued.keyPem);
+    writeFileSync(certificate, issued.certificatePem);
+    if (issued.extraCertificatesPem) writeFileSync(extra, issued.extraCertificatesPem);
+  } else
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${commonName}`,
+        '-keyout',
+        key,
+        '-out',
+        certificate,
+      ],
+      { stdio: 'pipe' },
+    );
   let counter = 0;
   return {
     commonName,
@@ -68,6 +80,7 @@ export function externalIdentity(commonName = 'Other Tool Signer'): ExternalIden
             certificate,
             '-inkey',
             key,
+            ...(issued?.extraCertificatesPem ? ['-certfile', extra] : []),
             '-in',
             input,
           ],
@@ -87,9 +100,12 @@ export interface ExternalSignOptions {
   certify?: 1 | 2 | 3 | 'no-P';
   /** The kind of cross-reference section the update ends with; by default the kind of the previous one. */
   xref?: 'table' | 'stream';
+  /** Room for the CMS, in bytes (8192 by default: one certificate and the signature). */
+  contentsBytes?: number;
 }
 
 const CONTENTS_BYTES = 8192;
+
 const BYTE_RANGE_PLACEHOLDER = '/ByteRange [0 0000000000 0000000000 0000000000]';
 
 /** Signs `pdf` with an invisible signature (a new field on the first page) in one incremental update. */
@@ -99,6 +115,7 @@ export async function signExternally(
   options: ExternalSignOptions = {},
 ): Promise<Buffer> {
   const fieldName = options.fieldName ?? 'ExternalSignature';
+  const contentsBytes = options.contentsBytes ?? CONTENTS_BYTES;
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   const context = doc.context;
   const text = pdf.toString('latin1');
@@ -116,7 +133,7 @@ export async function signExternally(
   objects.set(
     sigNumber,
     `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached ${BYTE_RANGE_PLACEHOLDER} /Contents <${'0'.repeat(
-      CONTENTS_BYTES * 2,
+      contentsBytes * 2,
     )}> /M (D:20260101120000+00'00') /Name (${identity.commonName})${reference} >>`,
   );
   const firstPage = doc.getPages()[0];
@@ -208,7 +225,7 @@ export async function signExternally(
   // The ByteRange: everything but the /Contents hex string; then the CMS over those bytes.
   const sigAt = offsets.get(sigNumber)!;
   const contentsAt = updated.indexOf('/Contents <', sigAt, 'latin1') + '/Contents '.length;
-  const contentsEnd = contentsAt + CONTENTS_BYTES * 2 + 2;
+  const contentsEnd = contentsAt + contentsBytes * 2 + 2;
   const byteRange = `/ByteRange [0 ${contentsAt} ${contentsEnd} ${updated.length - contentsEnd}]`;
   updated.write(
     byteRange.padEnd(BYTE_RANGE_PLACEHOLDER.length, ' '),
@@ -216,7 +233,7 @@ export async function signExternally(
     'latin1',
   );
   const cms = identity.sign(Buffer.concat([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
-  if (cms.length > CONTENTS_BYTES) throw new Error('the CMS does not fit the placeholder');
+  if (cms.length > contentsBytes) throw new Error('the CMS does not fit the placeholder');
   updated.write(cms.toString('hex').toUpperCase(), contentsAt + 1, 'latin1');
   return updated;
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueue, jobIdOf } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
+import { limitTo } from '../../platform/limit';
 import type { AppServices } from '../../platform/services';
 import { insertStoredFiles, reserveFileSlot, StoredFile, type FileSlot } from '../files';
 import { chargeOrRefund } from '../wallet';
@@ -282,11 +283,7 @@ async function withoutDuplicateCertificates(
  * Procures one claimed batch of an order, then queues the next one if any instance is still waiting. `vendorOverride`:
  * a vendor other than the order's (tests drive the simulated vendor's branches with it).
  */
-export async function procureBatch(
-  services: AppServices,
-  orderId: string,
-  vendorOverride?: StampVendor,
-): Promise<number> {
+export async function procureBatch(services: AppServices, orderId: string, vendorOverride?: StampVendor): Promise<number> {
   const em = services.orm.em.fork();
   const order = await em.findOne(StampOrder, { id: orderId });
   if (!order) return 0;
@@ -349,25 +346,6 @@ export async function procureBatch(
   });
   if (waiting > 0) await enqueue(services.boss, null, [{ name: PROCURE_JOB, data: { order_id: orderId } }]);
   return claimed.length;
-}
-
-/**
- * Runs at most `max` of the works given to it at once; the others wait their turn. By hand: p-limit, the usual
- * library, is ESM-only since version 4, which this CommonJS build cannot require.
- */
-function limitTo(max: number): <T>(work: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (work) => {
-    while (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await work();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
 }
 
 export const stampJobs: JobDefinition<any>[] = [

@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { limitTo } from '../../../platform/limit';
 import type { AppServices } from '../../../platform/services';
 import { OID } from '../cms-algorithms';
 import { parseSignedData } from '../cms-parse';
@@ -34,7 +35,13 @@ export interface LongTermValidation {
   documentTimestamp: boolean;
 }
 
-const REVOCATION_TIMEOUT_MS = 10_000;
+/**
+ * Certificates whose revocation is looked up at most, and how many at once. A document can carry hundreds of
+ * certificates naming slow servers; the lookups run inside the last signature's transaction, so what they may cost
+ * is bounded: this many, this many at once, within LTV_REVOCATION_BUDGET_MS in all. The rest are `unavailable`.
+ */
+const MAX_LOOKUPS = 24;
+const LOOKUPS_AT_ONCE = 4;
 
 export async function addLongTermValidation(
   services: AppServices,
@@ -61,31 +68,45 @@ export async function addLongTermValidation(
     }
   }
 
-  const publicOnly = services.config.env === 'production';
+  const { timeoutMs, budgetMs } = services.config.ltvRevocation;
+  const options = { timeoutMs, publicOnly: services.config.env === 'production', budget: AbortSignal.timeout(budgetMs) };
+  const atOnce = limitTo(LOOKUPS_AT_ONCE);
+  // Chains that end at a trust anchor first (the signatures this service stands behind): what an uploaded
+  // document brings may use up the lookups, never before those.
+  const anchorPrints = new Set(anchors.map((anchor) => anchor.fingerprint256));
+  const reachesAnchor = (certificate: X509Certificate) => {
+    for (let at: X509Certificate | undefined = certificate, depth = 0; at && depth < 10; depth++) {
+      if (anchorPrints.has(at.fingerprint256)) return 1;
+      at = issuerOf.get(at.fingerprint256);
+    }
+    return 0;
+  };
+  const below = [...inChains.values()]
+    .filter((certificate) => !isSelfIssued(certificate))
+    .sort((a, b) => reachesAnchor(b) - reachesAnchor(a));
+  const evidence = await Promise.all(
+    below.map((certificate, index): Promise<RevocationEvidence> => {
+      const issuer = issuerOf.get(certificate.fingerprint256);
+      if (!issuer) return Promise.resolve(unavailable('its issuer is not in the document nor a trust anchor'));
+      if (index >= MAX_LOOKUPS) {
+        return Promise.resolve(unavailable(`not asked: at most ${MAX_LOOKUPS} certificates of a document are looked up`));
+      }
+      return atOnce(() => fetchRevocation(certificate.toString(), issuer.toString(), options));
+    }),
+  );
   const ocsps: Buffer[] = [];
   const crls = new Map<string, Buffer>();
-  const revocation: LongTermValidation['revocation'] = [];
-  for (const certificate of inChains.values()) {
-    if (isSelfIssued(certificate)) continue;
-    const issuer = issuerOf.get(certificate.fingerprint256);
-    const evidence: RevocationEvidence = issuer
-      ? await fetchRevocation(certificate.toString(), issuer.toString(), { timeoutMs: REVOCATION_TIMEOUT_MS, publicOnly })
-      : {
-          status: 'unavailable',
-          source: null,
-          data: null,
-          producedAt: null,
-          problems: ['its issuer is not in the document nor a trust anchor'],
-        };
-    if (evidence.source === 'ocsp') ocsps.push(evidence.data!);
-    if (evidence.source === 'crl') crls.set(createHash('sha256').update(evidence.data!).digest('hex'), evidence.data!);
-    revocation.push({
+  const revocation: LongTermValidation['revocation'] = below.map((certificate, index) => {
+    const found = evidence[index];
+    if (found.source === 'ocsp') ocsps.push(found.data!);
+    if (found.source === 'crl') crls.set(createHash('sha256').update(found.data!).digest('hex'), found.data!);
+    return {
       subject: certificate.subject.replace(/\n/g, ', '),
-      status: evidence.status,
-      source: evidence.source,
-      problems: evidence.problems,
-    });
-  }
+      status: found.status,
+      source: found.source,
+      problems: found.problems,
+    };
+  });
 
   const data: ValidationData = {
     certificates: [...inChains.values()].map((certificate) => certificate.raw),
@@ -108,6 +129,10 @@ export async function addLongTermValidation(
     updated = fillSignature(prepared, await stampDigest(tsa, digest));
   }
   return { pdf: updated, revocation, documentTimestamp: !!tsa };
+}
+
+function unavailable(problem: string): RevocationEvidence {
+  return { status: 'unavailable', source: null, data: null, producedAt: null, problems: [problem] };
 }
 
 /** The certificates a CMS carries, and those of its signature time-stamp token. */

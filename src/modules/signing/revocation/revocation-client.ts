@@ -33,7 +33,12 @@ export interface FetchOptions {
   timeoutMs: number;
   /** Refuse targets on private, loopback and link-local addresses (production). */
   publicOnly: boolean;
+  /** Ends every request still running, and skips the sources not yet asked: a budget shared by many lookups. */
+  budget?: AbortSignal;
 }
+
+/** The CRLs asked for one certificate at most: each one named costs a request, and certificates can name many. */
+const MAX_CRLS_ASKED = 3;
 
 const MAX_OCSP_BYTES = 64 * 1024;
 const MAX_CRL_BYTES = 4 * 1024 * 1024;
@@ -49,7 +54,12 @@ export async function fetchRevocation(
   const certificate = new X509Certificate(certificatePem);
   const problems: string[] = [];
   const ocspUrl = /OCSP - URI:(\S+)/.exec(certificate.infoAccess ?? '')?.[1];
-  if (ocspUrl) {
+  const spent = () => {
+    if (!options.budget?.aborted) return false;
+    problems.push('not asked: the time for revocation lookups was spent');
+    return true;
+  };
+  if (ocspUrl && !spent()) {
     try {
       return { ...(await askOcsp(certificate, issuerPem, ocspUrl, options)), problems };
     } catch (error) {
@@ -57,13 +67,15 @@ export async function fetchRevocation(
     }
   }
   const crls = crlUrls(certificate);
-  for (const crlUrl of crls) {
+  for (const crlUrl of crls.slice(0, MAX_CRLS_ASKED)) {
+    if (spent()) break;
     try {
       return { ...(await checkCrl(certificate, issuerPem, crlUrl, options)), problems };
     } catch (error) {
       problems.push(`CRL ${crlUrl}: ${(error as Error).message}`);
     }
   }
+  if (crls.length > MAX_CRLS_ASKED) problems.push(`${crls.length - MAX_CRLS_ASKED} more CRL(s) named, not asked`);
   if (!ocspUrl && crls.length === 0) problems.push('the certificate names no OCSP responder and no CRL');
   return { status: 'unavailable', source: null, data: null, producedAt: null, problems };
 }
@@ -237,7 +249,9 @@ function crlUrls(certificate: X509Certificate): string[] {
 async function fetchBounded(url: string, options: FetchOptions, limit: number, init: RequestInit): Promise<Buffer> {
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not an http(s) URL');
-  const request = { ...init, redirect: 'error' as const, signal: AbortSignal.timeout(options.timeoutMs) };
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.budget ? AbortSignal.any([timeout, options.budget]) : timeout;
+  const request = { ...init, redirect: 'error' as const, signal };
   const response = options.publicOnly
     ? // The two fetches answer the same Response interface (undici is Node's fetch).
       ((await fetchPublicOnly(target, request as never)) as unknown as Response)
