@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
 import { updateIncrementally } from '../../src/modules/signing/pdf/incremental-update';
@@ -232,7 +232,7 @@ describe('certificate of completion', () => {
     });
   });
 
-  it('writes names in Indian scripts in their own fonts, shaped, and stays signed', async () => {
+  it('writes names in Indian scripts in their own fonts, shaped, in the certificate and the signatures, all valid', async () => {
     const names = { document: 'पट्टा समझौता.pdf', first: 'आशा राव', second: 'முருகன் ஆறுமுகம்' };
     const { clientId } = await completedSession({}, names);
     const certificate = await download('/esign/download-certificate', clientId);
@@ -252,6 +252,23 @@ describe('certificate of completion', () => {
     if (hasPdfsig) expect(pdfsigReport(certificate).every((entry) => entry.kind !== 'signature' || entry.valid)).toBe(true);
     const report = await verifyPdfSignatures(certificate, { trustedRootsPem: [rootPem] });
     expect(report.all_valid).toBe(true);
+
+    // The signed document: each signer's appearance ("Digitally signed by ...") draws the name in its script's font,
+    // the signature dictionary names them in UTF-16, and every signature holds (ours, pdfsig, qpdf).
+    const signed = await download('/esign/download-pdf', clientId);
+    const drawn = fontsOf(signed).map((font) => font.name.replace(/-\d+$/, ''));
+    expect(drawn).toEqual(expect.arrayContaining(['NotoSansDevanagari-Regular', 'NotoSansTamil-Regular', 'Helvetica']));
+    const doc = await PDFDocument.load(signed);
+    const sigNames = doc.context
+      .enumerateIndirectObjects()
+      .map(([, object]) => object)
+      .filter((object): object is PDFDict => object instanceof PDFDict && object.get(PDFName.of('Type')) === PDFName.of('Sig'))
+      .map((sig) => sig.lookup(PDFName.of('Name'), PDFString, PDFHexString).decodeText());
+    expect(sigNames).toEqual(expect.arrayContaining([names.first, names.second]));
+    if (hasQpdf) qpdfCheck(signed);
+    if (hasPdfsig) expect(pdfsigReport(signed).every((entry) => entry.kind !== 'signature' || entry.valid)).toBe(true);
+    const signedReport = await verifyPdfSignatures(signed, { trustedRootsPem: [rootPem] });
+    expect(signedReport.all_valid, JSON.stringify(signedReport.revisions.map((r) => r.verdict))).toBe(true);
   });
 
   it('pages appended with no signature of their own are a content change', async () => {

@@ -75,6 +75,7 @@ export function printable(text: string): string {
  */
 export class ScriptText {
   private readonly embedded = new Map<string, PDFFont>();
+  private readonly used = new Set<PDFFont>();
 
   private constructor(private readonly latin: Record<Weight, PDFFont>) {}
 
@@ -83,8 +84,15 @@ export class ScriptText {
     return texts.some((text) => [...text].some((char) => scriptOf(char) !== null));
   }
 
-  /** Embeds Helvetica and the fonts `texts` need (all fonts are embedded before drawing, which is synchronous). */
-  static async forDocument(doc: PDFDocument, texts: string[]): Promise<ScriptText> {
+  /**
+   * Embeds Helvetica and the fonts `texts` need (all fonts are embedded before drawing, which is synchronous), in
+   * `weights` (both by default).
+   */
+  static async forDocument(
+    doc: PDFDocument,
+    texts: string[],
+    weights: readonly Weight[] = ['regular', 'bold'],
+  ): Promise<ScriptText> {
     const latin = {
       regular: await doc.embedFont(StandardFonts.Helvetica),
       bold: await doc.embedFont(StandardFonts.HelveticaBold),
@@ -99,7 +107,7 @@ export class ScriptText {
     }
     if (needed.size > 0) doc.registerFontkit(fontkit);
     for (const script of needed) {
-      for (const weight of ['regular', 'bold'] as const) {
+      for (const weight of weights) {
         text.embedded.set(`${script}-${weight}`, await doc.embedFont(bytesOf(script, weight), { subset: true }));
       }
     }
@@ -118,6 +126,14 @@ export class ScriptText {
     return pieces.map((piece) => this.run(piece.script, piece.text, weight));
   }
 
+  /**
+   * Writes the objects of every font used so far into the document now, subsets with the glyphs drawn. `PDFDocument.save`
+   * does it by itself; an incremental update, which writes objects without saving, calls this after drawing.
+   */
+  async writeFonts(): Promise<void> {
+    for (const font of this.used) await font.embed();
+  }
+
   widthOf(text: string, weight: Weight, size: number): number {
     return this.runs(text, weight).reduce((sum, run) => sum + run.font.widthOfTextAtSize(run.text, size), 0);
   }
@@ -125,6 +141,8 @@ export class ScriptText {
   private run(script: Script | null, text: string, weight: Weight): TextRun {
     const font = script ? this.embedded.get(`${script}-${weight}`) : undefined;
     // A script whose font was not embedded (text not given to forDocument) prints as Helvetica can.
-    return font ? { text, font } : { text: printable(text), font: this.latin[weight] };
+    const drawn = font ? { text, font } : { text: printable(text), font: this.latin[weight] };
+    this.used.add(drawn.font);
+    return drawn;
   }
 }

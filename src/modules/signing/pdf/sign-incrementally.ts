@@ -1,4 +1,16 @@
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+  type PDFDocument,
+  type PDFFont,
+} from 'pdf-lib';
+import { ScriptText } from '../../../platform/pdf-fonts';
 import { rawObject, updateIncrementally } from './incremental-update';
 import { addSignatureField, signatureFieldList, WET_IMAGE_KEY } from './prepare-for-signing';
 
@@ -36,6 +48,11 @@ export function pdfDate(date: Date): string {
   return `D:${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}+00'00'`;
 }
 
+/** A text string of the signature dictionary (/Name, /Reason, /Location): UTF-16 when it is not plain ASCII. */
+function textString(text: string): string {
+  return /^[\x20-\x7e]*$/.test(text) ? literal(text) : PDFHexString.fromText(text).toString();
+}
+
 /** A literal string Helvetica (WinAnsi) can show: escaped, and unknown characters replaced. */
 function literal(text: string): string {
   const printable = text
@@ -61,13 +78,41 @@ interface ImageArea {
   height: number;
 }
 
-function appearanceStream(lines: string[], width: number, height: number, image?: ImageArea): string {
+/**
+ * The appearance's text in Helvetica (`/F1`), or, when a line is in an Indian script, in runs of the fonts
+ * ScriptText embeds in the update (`/F1`, `/F2`, ... as `fontNames` gives them).
+ */
+interface AppearanceText {
+  fonts?: ScriptText;
+  fontNames?: Map<PDFFont, string>;
+}
+
+function appearanceStream(lines: string[], width: number, height: number, image?: ImageArea, text: AppearanceText = {}): string {
   const textLeft = image ? image.width + 8 : 4;
   const size = Math.max(4, Math.min(11, (height - 6) / Math.max(1, lines.length) / 1.25));
-  const widest = Math.max(1, ...lines.map((line) => line.length));
-  // Helvetica averages about half an em per character: shrink long lines to fit the box.
-  const fontSize = Math.max(3, Math.min(size, (width - textLeft - 4) / (widest * 0.56)));
+  const { fonts, fontNames } = text;
+  // Helvetica averages about half an em per character: shrink long lines to fit the box (measured, with fonts).
+  const widest = fonts
+    ? Math.max(0.5, ...lines.map((line) => fonts.widthOf(line, 'regular', 1)))
+    : Math.max(1, ...lines.map((line) => line.length)) * 0.56;
+  const fontSize = Math.max(3, Math.min(size, (width - textLeft - 4) / widest));
   const leading = fontSize * 1.25;
+  const textOperations =
+    fonts && fontNames
+      ? lines.flatMap((line, index) => {
+          let x = textLeft;
+          const y = height - 3 - fontSize - index * leading;
+          return fonts.runs(line, 'regular').map((run) => {
+            const at = `${fontNames.get(run.font)} ${fontSize.toFixed(2)} Tf 1 0 0 1 ${x.toFixed(2)} ${y.toFixed(2)} Tm`;
+            x += run.font.widthOfTextAtSize(run.text, fontSize);
+            return `${at} ${run.font.encodeText(run.text).toString()} Tj`;
+          });
+        })
+      : [
+          `/F1 ${fontSize.toFixed(2)} Tf`,
+          `${textLeft.toFixed(2)} ${(height - 3 - fontSize).toFixed(2)} Td ${leading.toFixed(2)} TL`,
+          ...lines.map((line, index) => `${index === 0 ? '' : 'T* '}${literal(line)} Tj`),
+        ];
   const operations = [
     'q',
     // An opaque card, so the appearance stays legible over page content.
@@ -84,9 +129,8 @@ function appearanceStream(lines: string[], width: number, height: number, image?
         ]
       : []),
     'BT',
-    `/F1 ${fontSize.toFixed(2)} Tf 0.05 0.1 0.3 rg`,
-    `${textLeft.toFixed(2)} ${(height - 3 - fontSize).toFixed(2)} Td ${leading.toFixed(2)} TL`,
-    ...lines.map((line, index) => `${index === 0 ? '' : 'T* '}${literal(line)} Tj`),
+    '0.05 0.1 0.3 rg',
+    ...textOperations,
     'ET',
     'Q',
   ];
@@ -156,10 +200,17 @@ export async function buildSignatureUpdate(
     const { fieldRef, field } = findField(doc, details.fieldName);
     if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
     sigRef = doc.context.register(rawObject(signatureDictionary(details)));
-    const fontRef = doc.context.register(
-      rawObject('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>'),
-    );
-    signField(doc, { fieldRef, field }, details, { sigRef, fontRef });
+    if (ScriptText.needsFonts(details.appearanceLines)) {
+      // A name in an Indian script: its font goes into this update, a subset of the glyphs the widgets draw.
+      const fonts = await ScriptText.forDocument(doc, details.appearanceLines, ['regular']);
+      signField(doc, { fieldRef, field }, details, { sigRef, fonts });
+      await fonts.writeFonts();
+    } else {
+      const fontRef = doc.context.register(
+        rawObject('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>'),
+      );
+      signField(doc, { fieldRef, field }, details, { sigRef, fontRef });
+    }
   });
   return setByteRange(updated, offsets.get(sigRef!.objectNumber)!);
 }
@@ -176,9 +227,9 @@ function signatureDictionary(details: SignatureAppearance): string {
     BYTE_RANGE_PLACEHOLDER,
     `/Contents ${CONTENTS_PLACEHOLDER}`,
     `/M ${literal(pdfDate(details.time))}`,
-    `/Name ${literal(details.signerName)}`,
-    ...(details.reason ? [`/Reason ${literal(details.reason)}`] : []),
-    ...(details.location ? [`/Location ${literal(details.location)}`] : []),
+    `/Name ${textString(details.signerName)}`,
+    ...(details.reason ? [`/Reason ${textString(details.reason)}`] : []),
+    ...(details.location ? [`/Location ${textString(details.location)}`] : []),
     '>>',
   ].join('\n');
 }
@@ -193,7 +244,7 @@ function signField(
   doc: PDFDocument,
   { fieldRef, field }: { fieldRef: PDFRef; field: PDFDict },
   details: SignatureAppearance,
-  { sigRef, fontRef }: { sigRef: PDFRef; fontRef: PDFRef },
+  { sigRef, fontRef, fonts }: { sigRef: PDFRef; fontRef?: PDFRef; fonts?: ScriptText },
 ): void {
   const context = doc.context;
   // The field is its own widget; further placements are stamp annotations named `<field>#<n>`.
@@ -209,13 +260,25 @@ function signField(
     if (width > 0 && height > 0) {
       const wet = widget.get(PDFName.of(WET_IMAGE_KEY));
       const image = wet instanceof PDFRef ? imageArea(context.lookup(wet) as PDFRawStream, width, height) : undefined;
-      const content = Buffer.from(appearanceStream(details.appearanceLines, width, height, image), 'latin1');
+      const fontNames = new Map<PDFFont, string>();
+      if (fonts) {
+        for (const run of details.appearanceLines.flatMap((line) => fonts.runs(line, 'regular'))) {
+          if (!fontNames.has(run.font)) fontNames.set(run.font, `/F${fontNames.size + 1}`);
+        }
+      }
+      const content = Buffer.from(
+        appearanceStream(details.appearanceLines, width, height, image, { fonts, fontNames }),
+        'latin1',
+      );
+      const fontResources = fonts
+        ? [...fontNames].map(([font, name]) => `${name} ${font.ref.toString()}`).join(' ')
+        : `/F1 ${fontRef!.toString()}`;
       const xobjects = image ? ` /XObject << /Im1 ${(wet as PDFRef).toString()} >>` : '';
       const apRef = context.register(
         rawObject(
           Buffer.concat([
             Buffer.from(
-              `<< /Type /XObject /Subtype /Form /BBox [0 0 ${width.toFixed(2)} ${height.toFixed(2)}] /Resources << /Font << /F1 ${fontRef.toString()} >>${xobjects} >> /Length ${content.length} >>\nstream\n`,
+              `<< /Type /XObject /Subtype /Form /BBox [0 0 ${width.toFixed(2)} ${height.toFixed(2)}] /Resources << /Font << ${fontResources} >>${xobjects} >> /Length ${content.length} >>\nstream\n`,
               'latin1',
             ),
             content,
