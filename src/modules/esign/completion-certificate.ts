@@ -11,6 +11,7 @@ import {
   timestampSignature,
   trustAnchorsPem,
   type DocumentVerification,
+  type KnownRevocation,
   type LongTermValidation,
   type PreparedSignature,
   type SignatureAppearance,
@@ -46,10 +47,12 @@ export async function completeDocument(
   session: EsignSession,
   signedPdf: Uint8Array,
   last: { signer: Signer; signedAt: Date },
+  /** Revocation looked up before the transaction (prefetchRevocation): reused, not asked again. */
+  knownRevocation?: KnownRevocation,
 ): Promise<CompletedDocument> {
   const identity = await platformSigningIdentity(services, tx);
   const withLtv = (pdf: Uint8Array) =>
-    services.config.padesLtv ? addLongTermValidation(services, tx, pdf) : Promise.resolve(undefined);
+    services.config.padesLtv ? addLongTermValidation(services, tx, pdf, knownRevocation) : Promise.resolve(undefined);
 
   let ltv: LongTermValidation | undefined;
   let document = signedPdf;

@@ -25,6 +25,7 @@ import {
   readAadhaarCertDetails,
   readEspResponse,
   timestampSignature,
+  type KnownRevocation,
   type ParsedEsignResponse,
   type PreparedSignature,
 } from '../signing';
@@ -32,7 +33,7 @@ import { assertChecksPassed } from './checks/checks';
 import { EspTransaction } from './esp-transaction.entity';
 import { SIGNER_RETURN_PATH } from './page/signer-page';
 import { ensurePrepared } from './prepare-document';
-import { recordSignedRevision, signerAppearance } from './sign-in-turn';
+import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion, signerAppearance } from './sign-in-turn';
 
 /** Where ESPs send responses (`responseUrl`), under PUBLIC_URL; signers come back to SIGNER_RETURN_PATH. */
 export const ESP_RESPONSE_PATH = '/esp/response';
@@ -148,6 +149,25 @@ export type EspResponseOutcome =
  * then embedded into the prepared PDF as the signer's PAdES signature (time-stamped, and completing the document
  * when it is the last), in one transaction with the session locked: the signature is recorded whole or not at all.
  */
+/**
+ * When an ESP's signature would complete its session: the revocation of the certificates the document and the
+ * returned signature carry, looked up before the transaction (revocationBeforeCompletion).
+ */
+async function revocationBeforeEspCompletion(
+  services: AppServices,
+  em: EntityManager,
+  known: EspTransaction,
+  response: ParsedEsignResponse,
+): Promise<KnownRevocation | undefined> {
+  const returned = response.status === '1' ? response.signatures.find((candidate) => candidate.id === '1') : undefined;
+  if (!returned?.cms || known.status !== 'pending') return undefined;
+  const signer = await em.fork().findOneOrFail(Signer, { id: known.signer.id }, { populate: ['session'] });
+  if (!(await completesOnNextSignature(services, em, signer.session))) return undefined;
+  const prepared = await services.blobs.getBytes(known.preparedKey).catch(() => null);
+  if (!prepared) return undefined;
+  return revocationBeforeCompletion(services, em, signer.session, { pdf: prepared, cms: [returned.cms] });
+}
+
 export async function acceptEspResponse(
   services: AppServices,
   em: EntityManager,
@@ -168,6 +188,7 @@ export async function acceptEspResponse(
   if (!known || known.backend !== esp.name)
     return refuse(services, em, null, `no transaction ${response.txn} with ${esp.name}`, origin);
 
+  const knownRevocation = await revocationBeforeEspCompletion(services, em, known, response);
   // `keepsBytes`: the one refusal after which the transaction is still pending (a stale ts; a current answer may follow).
   const outcome = await em.transactional(async (tx): Promise<EspResponseOutcome | { retry: string; keepsBytes?: true }> => {
     // The session first, then the transaction: the order every step that touches both takes.
@@ -244,7 +265,14 @@ export async function acceptEspResponse(
     transaction.status = 'completed';
     transaction.responseCode = response.resCode.slice(0, 100);
     transaction.answeredAt = now;
-    await recordSignedRevision(services, tx, { session, signer, signed, time: transaction.signingTime, origin });
+    await recordSignedRevision(services, tx, {
+      session,
+      signer,
+      signed,
+      time: transaction.signingTime,
+      origin,
+      knownRevocation,
+    });
     return { accepted: true, txn: transaction.txn, status: 'completed' };
   });
   // The prepared bytes are spent or useless now, whatever the outcome, unless the transaction is still pending.

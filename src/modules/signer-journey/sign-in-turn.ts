@@ -11,7 +11,15 @@ import {
   Signer,
   type CompletedDocument,
 } from '../esign';
-import { fillSignature, timestampSignature, type PreparedSignature, type SignatureAppearance } from '../signing';
+import { StoredFile } from '../files';
+import {
+  fillSignature,
+  prefetchRevocation,
+  timestampSignature,
+  type KnownRevocation,
+  type PreparedSignature,
+  type SignatureAppearance,
+} from '../signing';
 import { assertChecksPassed } from './checks/checks';
 import { ensurePrepared, fieldNameOf } from './prepare-document';
 import { platformOrPfx } from './signing-material';
@@ -36,10 +44,18 @@ export async function signAsSigner(
       message: 'Aadhaar signers sign through their eSign Service Provider: POST /signer-api/esp/start',
     });
   }
+  // The last signature completes the document: its key is opened and the revocation of every certificate the
+  // document will carry is looked up now, while no transaction waits on the servers those certificates name.
+  const ready = found.status === 'pending' && passesChecks(found);
+  const early =
+    ready && (await completesOnNextSignature(services, em, found.session)) ? await platformOrPfx(services, em, found) : undefined;
+  const knownRevocation = early
+    ? await revocationBeforeCompletion(services, em, found.session, { certificatesPem: early.certificatesPem })
+    : undefined;
   return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertChecksPassed(signer);
-    const material = await platformOrPfx(services, tx, signer);
+    const material = early ?? (await platformOrPfx(services, tx, signer));
     const working = await ensurePrepared(services, tx, session);
     const time = new Date();
     // The update is built from the parsed document in the worker pool; the key signs here.
@@ -50,8 +66,43 @@ export async function signAsSigner(
     const { updated, contentsAt, contentsEnd } = update;
     const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
     const signed = fillSignature(update, await timestampSignature(services.config.tsa, signature));
-    return recordSignedRevision(services, tx, { session, signer, signed, time, origin });
+    return recordSignedRevision(services, tx, { session, signer, signed, time, origin, knownRevocation });
   });
+}
+
+function passesChecks(signer: Signer): boolean {
+  try {
+    assertChecksPassed(signer);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the next signature would be the session's last (a guess made without the lock; the step decides again). */
+export async function completesOnNextSignature(
+  services: AppServices,
+  em: EntityManager,
+  session: EsignSession,
+): Promise<boolean> {
+  if (!services.config.padesLtv || session.status !== 'pending') return false;
+  return session.signerIdx === (await em.fork().count(Signer, { session: session.id })) - 1;
+}
+
+/**
+ * The revocation of the certificates the session's current document carries, and of those the coming signature
+ * adds, looked up before its transaction (prefetchRevocation).
+ */
+export async function revocationBeforeCompletion(
+  services: AppServices,
+  em: EntityManager,
+  session: EsignSession,
+  adding: { certificatesPem?: string[]; cms?: Uint8Array[]; pdf?: Uint8Array },
+): Promise<KnownRevocation> {
+  const pdf =
+    adding.pdf ??
+    (await services.blobs.getBytes((await em.fork().findOneOrFail(StoredFile, { id: session.currentPdfFile.id })).storageKey));
+  return prefetchRevocation(services, em, { pdf, certificatesPem: adding.certificatesPem, cms: adding.cms });
 }
 
 /** What a signer's signature shows in its widgets, and names in its dictionary. */
@@ -78,7 +129,15 @@ export function signerAppearance(signer: Signer, time: Date): SignatureAppearanc
 export async function recordSignedRevision(
   services: AppServices,
   tx: EntityManager,
-  input: { session: EsignSession; signer: Signer; signed: Uint8Array; time: Date; origin?: RequestOrigin },
+  input: {
+    session: EsignSession;
+    signer: Signer;
+    signed: Uint8Array;
+    time: Date;
+    origin?: RequestOrigin;
+    /** What was learned of revocation before the transaction (revocationBeforeCompletion). */
+    knownRevocation?: KnownRevocation;
+  },
 ): Promise<EsignSession> {
   const { session, signer, time, origin } = input;
   recordAudit(tx, {
@@ -92,7 +151,7 @@ export async function recordSignedRevision(
   let signed = input.signed;
   let completed: CompletedDocument | undefined;
   if (session.signerIdx === (await tx.count(Signer, { session })) - 1) {
-    completed = await completeDocument(services, tx, session, signed, { signer, signedAt: time });
+    completed = await completeDocument(services, tx, session, signed, { signer, signedAt: time }, input.knownRevocation);
     signed = completed.pdf;
   }
   const ltv = completed?.ltv;

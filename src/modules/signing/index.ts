@@ -41,7 +41,12 @@ export {
 } from './esp/cca/esign-response';
 export { EsignXmlError, MAX_ESIGN_XML_BYTES } from './esp/cca/xml-dsig';
 export { GATEWAY_ERRORS, sandboxEspGatewayRouter, type SandboxEspGatewayOptions } from './esp/sandbox-esp-gateway';
-export { addLongTermValidation, type LongTermValidation } from './ltv/long-term-validation';
+export {
+  addLongTermValidation,
+  prefetchRevocation,
+  type KnownRevocation,
+  type LongTermValidation,
+} from './ltv/long-term-validation';
 export { nameMatchScore } from './name-match';
 export { certificationRefusal, type DocMdpPermissions } from './pdf/certification';
 export type { ImagePlacement } from './pdf/prepare-for-signing';

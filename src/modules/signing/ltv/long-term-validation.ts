@@ -37,63 +37,46 @@ export interface LongTermValidation {
 
 /**
  * Certificates whose revocation is looked up at most, and how many at once. A document can carry hundreds of
- * certificates naming slow servers; the lookups run inside the last signature's transaction, so what they may cost
- * is bounded: this many, this many at once, within LTV_REVOCATION_BUDGET_MS in all. The rest are `unavailable`.
+ * certificates naming slow servers, so what the lookups may cost is bounded: this many, this many at once, within
+ * LTV_REVOCATION_BUDGET_MS in all. The rest are `unavailable`. The signing steps look up what they can before their
+ * transaction (prefetchRevocation); what is left for the step inside it is the service's own chains, looked up first.
  */
 const MAX_LOOKUPS = 24;
 const LOOKUPS_AT_ONCE = 4;
+
+/**
+ * What was learned of certificates' revocation before the transaction that needs it, by SHA-256 fingerprint: the
+ * lookups of a document's certificates (anyone's, naming any server) are made while no database transaction waits.
+ */
+export type KnownRevocation = ReadonlyMap<string, RevocationEvidence>;
+
+/**
+ * Looks up the revocation of the certificates a document carries, and of those about to be added to it (a signer's
+ * chain, `certificatesPem`, or a signature's CMS, `cms`), outside any transaction, for addLongTermValidation to
+ * reuse. Bounded as the step itself is.
+ */
+export async function prefetchRevocation(
+  services: AppServices,
+  em: EntityManager,
+  input: { pdf: Uint8Array; certificatesPem?: string[]; cms?: Uint8Array[] },
+): Promise<KnownRevocation> {
+  const contents = await services.untrusted.run<Uint8Array[]>('signatureContentsTask', { pdf: input.pdf });
+  const carried = [
+    ...[...contents, ...(input.cms ?? [])].flatMap(certificatesIn),
+    ...(input.certificatesPem ?? []).map((pem) => new X509Certificate(pem)),
+  ];
+  const { below, evidence } = await lookUpRevocation(services, em, carried, new Map());
+  return new Map(below.map((certificate, index) => [certificate.fingerprint256, evidence[index]]));
+}
 
 export async function addLongTermValidation(
   services: AppServices,
   em: EntityManager,
   pdf: Uint8Array,
+  known: KnownRevocation = new Map(),
 ): Promise<LongTermValidation> {
   const contents = await services.untrusted.run<Uint8Array[]>('signatureContentsTask', { pdf });
-  const anchors = (await trustAnchorsPem(services, em)).map((pem) => new X509Certificate(pem));
-  const carried = contents.flatMap(certificatesIn);
-  const known = dedupe([...carried, ...anchors]);
-
-  // Every chain, from each carried certificate up to a root, through what is known.
-  const inChains = new Map<string, X509Certificate>();
-  const issuerOf = new Map<string, X509Certificate>();
-  for (const certificate of carried) {
-    for (let at: X509Certificate | undefined = certificate, depth = 0; at && depth < 10; depth++) {
-      if (inChains.has(at.fingerprint256)) break;
-      inChains.set(at.fingerprint256, at);
-      const current: X509Certificate = at;
-      if (isSelfIssued(current)) break;
-      const issuer = known.find((candidate) => candidate !== current && issuedBy(current, candidate));
-      if (issuer) issuerOf.set(current.fingerprint256, issuer);
-      at = issuer;
-    }
-  }
-
-  const { timeoutMs, budgetMs } = services.config.ltvRevocation;
-  const options = { timeoutMs, publicOnly: services.config.env === 'production', budget: AbortSignal.timeout(budgetMs) };
-  const atOnce = limitTo(LOOKUPS_AT_ONCE);
-  // Chains that end at a trust anchor first (the signatures this service stands behind): what an uploaded
-  // document brings may use up the lookups, never before those.
-  const anchorPrints = new Set(anchors.map((anchor) => anchor.fingerprint256));
-  const reachesAnchor = (certificate: X509Certificate) => {
-    for (let at: X509Certificate | undefined = certificate, depth = 0; at && depth < 10; depth++) {
-      if (anchorPrints.has(at.fingerprint256)) return 1;
-      at = issuerOf.get(at.fingerprint256);
-    }
-    return 0;
-  };
-  const below = [...inChains.values()]
-    .filter((certificate) => !isSelfIssued(certificate))
-    .sort((a, b) => reachesAnchor(b) - reachesAnchor(a));
-  const evidence = await Promise.all(
-    below.map((certificate, index): Promise<RevocationEvidence> => {
-      const issuer = issuerOf.get(certificate.fingerprint256);
-      if (!issuer) return Promise.resolve(unavailable('its issuer is not in the document nor a trust anchor'));
-      if (index >= MAX_LOOKUPS) {
-        return Promise.resolve(unavailable(`not asked: at most ${MAX_LOOKUPS} certificates of a document are looked up`));
-      }
-      return atOnce(() => fetchRevocation(certificate.toString(), issuer.toString(), options));
-    }),
-  );
+  const { inChains, below, evidence } = await lookUpRevocation(services, em, contents.flatMap(certificatesIn), known);
   const ocsps: Buffer[] = [];
   const crls = new Map<string, Buffer>();
   const revocation: LongTermValidation['revocation'] = below.map((certificate, index) => {
@@ -129,6 +112,65 @@ export async function addLongTermValidation(
     updated = fillSignature(prepared, await stampDigest(tsa, digest));
   }
   return { pdf: updated, revocation, documentTimestamp: !!tsa };
+}
+
+/**
+ * Every chain, from each carried certificate up to a root through what is known (carried and trust anchors), and the
+ * revocation of each certificate below a root: what `known` says, else looked up (bounded: MAX_LOOKUPS).
+ */
+async function lookUpRevocation(
+  services: AppServices,
+  em: EntityManager,
+  carried: X509Certificate[],
+  known: KnownRevocation,
+): Promise<{ inChains: Map<string, X509Certificate>; below: X509Certificate[]; evidence: RevocationEvidence[] }> {
+  const anchors = (await trustAnchorsPem(services, em)).map((pem) => new X509Certificate(pem));
+  const available = dedupe([...carried, ...anchors]);
+
+  // Every chain, from each carried certificate up to a root, through what is known.
+  const inChains = new Map<string, X509Certificate>();
+  const issuerOf = new Map<string, X509Certificate>();
+  for (const certificate of carried) {
+    for (let at: X509Certificate | undefined = certificate, depth = 0; at && depth < 10; depth++) {
+      if (inChains.has(at.fingerprint256)) break;
+      inChains.set(at.fingerprint256, at);
+      const current: X509Certificate = at;
+      if (isSelfIssued(current)) break;
+      const issuer = available.find((candidate) => candidate !== current && issuedBy(current, candidate));
+      if (issuer) issuerOf.set(current.fingerprint256, issuer);
+      at = issuer;
+    }
+  }
+
+  const { timeoutMs, budgetMs } = services.config.ltvRevocation;
+  const options = { timeoutMs, publicOnly: services.config.env === 'production', budget: AbortSignal.timeout(budgetMs) };
+  const atOnce = limitTo(LOOKUPS_AT_ONCE);
+  // Chains that end at a trust anchor first (the signatures this service stands behind): what an uploaded
+  // document brings may use up the lookups, never before those.
+  const anchorPrints = new Set(anchors.map((anchor) => anchor.fingerprint256));
+  const reachesAnchor = (certificate: X509Certificate) => {
+    for (let at: X509Certificate | undefined = certificate, depth = 0; at && depth < 10; depth++) {
+      if (anchorPrints.has(at.fingerprint256)) return 1;
+      at = issuerOf.get(at.fingerprint256);
+    }
+    return 0;
+  };
+  const below = [...inChains.values()]
+    .filter((certificate) => !isSelfIssued(certificate))
+    .sort((a, b) => reachesAnchor(b) - reachesAnchor(a));
+  const evidence = await Promise.all(
+    below.map((certificate, index): Promise<RevocationEvidence> => {
+      const issuer = issuerOf.get(certificate.fingerprint256);
+      if (!issuer) return Promise.resolve(unavailable('its issuer is not in the document nor a trust anchor'));
+      const learned = known.get(certificate.fingerprint256);
+      if (learned) return Promise.resolve(learned);
+      if (index >= MAX_LOOKUPS) {
+        return Promise.resolve(unavailable(`not asked: at most ${MAX_LOOKUPS} certificates of a document are looked up`));
+      }
+      return atOnce(() => fetchRevocation(certificate.toString(), issuer.toString(), options));
+    }),
+  );
+  return { inChains, below, evidence };
 }
 
 function unavailable(problem: string): RevocationEvidence {
