@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString, StandardFonts } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
 import { updateIncrementally } from '../../src/modules/signing/pdf/incremental-update';
@@ -269,6 +269,21 @@ describe('certificate of completion', () => {
     if (hasPdfsig) expect(pdfsigReport(signed).every((entry) => entry.kind !== 'signature' || entry.valid)).toBe(true);
     const signedReport = await verifyPdfSignatures(signed, { trustedRootsPem: [rootPem] });
     expect(signedReport.all_valid, JSON.stringify(signedReport.revisions.map((r) => r.verdict))).toBe(true);
+  });
+
+  it('a name Helvetica can show once its typography is plain keeps its letters in the appearance (D’Souza, not D?Souza)', async () => {
+    const { clientId } = await completedSession({}, { document: 'Lease deed.pdf', first: 'Ana D’Souza', second: 'Vikram Singh' });
+    const signed = await PDFDocument.load(await download('/esign/download-pdf', clientId));
+    const appearances = signed.context
+      .enumerateIndirectObjects()
+      .map(([, object]) => object)
+      .filter(
+        (object): object is PDFRawStream =>
+          object instanceof PDFRawStream && object.dict.get(PDFName.of('Subtype')) === PDFName.of('Form'),
+      )
+      .map((stream) => Buffer.from(stream.contents).toString('latin1'));
+    expect(appearances.some((text) => text.includes("(Digitally signed by Ana D'Souza) Tj"))).toBe(true);
+    expect(appearances.some((text) => text.includes('D?Souza'))).toBe(false);
   });
 
   it('pages appended with no signature of their own are a content change', async () => {

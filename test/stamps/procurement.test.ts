@@ -97,6 +97,20 @@ describe('procurement', () => {
     return response.body.data!.client_id;
   }
 
+  /** Once the order is procured: each stamp's serial, number, code and where its certificate PDF is stored. */
+  async function procuredCertificates(orderId: string) {
+    await until(
+      () => counts(orderId),
+      (c) => c.pending === 0,
+      'procurement',
+    );
+    return sql<{ serial: number; certificate_number: string; verification_code: string; storage_key: string }>(
+      `select i.serial, i.certificate_number, i.verification_code, f.storage_key
+         from stamp_instances i join files f on f.id = i.pdf_file_id where i.order_id = ? order by i.serial`,
+      [orderId],
+    );
+  }
+
   /** Every instance that was procured has exactly one certificate file; rejected ones have none and were refunded once. */
   async function expectSettledExactly(orderId: string, user: TestUser, quantity: number, startBalance: bigint) {
     const final = await counts(orderId);
@@ -162,16 +176,7 @@ describe('procurement', () => {
     it("prints each certificate from the order's prepared page: a valid PDF with its own number, code and the order's facts", async () => {
       const user = await app.createUser();
       const clientId = await order(user, { mock: true, quantity: 3 });
-      await until(
-        () => counts(clientId),
-        (c) => c.pending === 0,
-        'procurement',
-      );
-      const rows = await sql<{ serial: number; certificate_number: string; verification_code: string; storage_key: string }>(
-        `select i.serial, i.certificate_number, i.verification_code, f.storage_key
-           from stamp_instances i join files f on f.id = i.pdf_file_id where i.order_id = ? order by i.serial`,
-        [clientId],
-      );
+      const rows = await procuredCertificates(clientId);
       expect(rows).toHaveLength(3);
       const texts = new Set<string>();
       for (const row of rows) {
@@ -209,16 +214,7 @@ describe('procurement', () => {
       const user = await app.createUser();
       const parties = { first_party_name: 'आशा राव', second_party_name: 'முருகன் ஆறுமுகம்', first_party_address: 'पट्टा 12, बेंगलुरु' };
       const clientId = await order(user, { mock: true, quantity: 2, ...parties });
-      await until(
-        () => counts(clientId),
-        (c) => c.pending === 0,
-        'procurement',
-      );
-      const rows = await sql<{ serial: number; certificate_number: string; verification_code: string; storage_key: string }>(
-        `select i.serial, i.certificate_number, i.verification_code, f.storage_key
-           from stamp_instances i join files f on f.id = i.pdf_file_id where i.order_id = ? order by i.serial`,
-        [clientId],
-      );
+      const rows = await procuredCertificates(clientId);
       expect(rows).toHaveLength(2);
       for (const row of rows) {
         const file = path.join(dataDir, `${row.certificate_number}.pdf`);

@@ -10,7 +10,7 @@ import {
   type PDFDocument,
   type PDFFont,
 } from 'pdf-lib';
-import { ScriptText } from '../../../platform/pdf-fonts';
+import { printable, ScriptText } from '../../../platform/pdf-fonts';
 import { rawObject, updateIncrementally } from './incremental-update';
 import { addSignatureField, signatureFieldList, WET_IMAGE_KEY } from './prepare-for-signing';
 
@@ -53,13 +53,9 @@ function textString(text: string): string {
   return /^[\x20-\x7e]*$/.test(text) ? literal(text) : PDFHexString.fromText(text).toString();
 }
 
-/** A literal string Helvetica (WinAnsi) can show: escaped, and unknown characters replaced. */
+/** A literal string Helvetica (WinAnsi) can show: what `printable` makes of it, escaped. */
 function literal(text: string): string {
-  const printable = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]/g, '?');
-  return `(${printable.replace(/([\\()])/g, '\\$1')})`;
+  return `(${printable(text).replace(/\n/g, ' ').replace(/([\\()])/g, '\\$1')})`;
 }
 
 function findField(doc: PDFDocument, name: string): { fieldRef: PDFRef; field: PDFDict } {
