@@ -368,11 +368,15 @@ describe('webhooks', () => {
       expect(again.body.data).toEqual({ queued: 1 });
       await receiver.waitFor((received) => received.filter((r) => r.json.id === eventId).length === 2, 'the redelivery');
 
-      // A delivery given up on (failed) is sent again by `since`.
-      await app.services.orm.em
-        .fork()
-        .getConnection()
-        .execute(`update webhook_deliveries set status = 'failed' where event_id = ?`, [eventId]);
+      // A delivery given up on (failed) is sent again by `since`. The worker records the redelivery's outcome after the
+      // receiver has answered: marked failed before that, the row would be overwritten as succeeded.
+      const sql = app.services.orm.em.fork().getConnection();
+      await expect
+        .poll(async () =>
+          (await sql.execute(`select status from webhook_deliveries where event_id = ?`, [eventId])).map((r: any) => r.status),
+        )
+        .toEqual(['succeeded']);
+      await sql.execute(`update webhook_deliveries set status = 'failed' where event_id = ?`, [eventId]);
       const since = await rest<any>(app, 'POST', '/webhooks/redeliver', {
         token: owner.token,
         json: { endpoint_id: endpoint.endpoint_id, since: new Date(Date.now() - 60_000).toISOString() },
