@@ -164,7 +164,7 @@ export interface AppConfig {
   padesLtv: boolean;
   /**
    * LTV_REVOCATION_TIMEOUT_MS, LTV_REVOCATION_BUDGET_MS: the URLs come from certificates anyone can put in a document,
-   * and the step runs in the last signature's transaction, so the time it waits on them is bounded in all.
+   * so the time the last signature's step waits on them is bounded in all (docs/signing.md).
    */
   ltvRevocation: { timeoutMs: number; budgetMs: number };
   tsa?: {

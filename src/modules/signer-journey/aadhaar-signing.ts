@@ -141,15 +141,6 @@ export type EspResponseOutcome =
   { accepted: true; txn: string; status: 'completed' | 'failed' } | { accepted: false; txn: string | null; reason: string };
 
 /**
- * Aadhaar, step 2: the ESP's `<EsignResp>` for a transaction. Refused (and written to the transaction's audit
- * trail when it names one of ours): a response whose XML signature is not the configured ESP's, for an unknown
- * or another backend's txn, for a transaction answered already (a replay) or timed out (late), or whose `ts` is
- * not current. An ESP error (`status="0"`) fails the transaction and costs one of the signer's `max_retry`
- * attempts. A success must carry a PKCS#7 that signs exactly the InputHash with the returned certificate; it is
- * then embedded into the prepared PDF as the signer's PAdES signature (time-stamped, and completing the document
- * when it is the last), in one transaction with the session locked: the signature is recorded whole or not at all.
- */
-/**
  * When an ESP's signature would complete its session: the revocation of the certificates the document and the
  * returned signature carry, looked up before the transaction (revocationBeforeCompletion).
  */
@@ -168,6 +159,15 @@ async function revocationBeforeEspCompletion(
   return revocationBeforeCompletion(services, em, signer.session, { pdf: prepared, cms: [returned.cms] });
 }
 
+/**
+ * Aadhaar, step 2: the ESP's `<EsignResp>` for a transaction. Refused (and written to the transaction's audit
+ * trail when it names one of ours): a response whose XML signature is not the configured ESP's, for an unknown
+ * or another backend's txn, for a transaction answered already (a replay) or timed out (late), or whose `ts` is
+ * not current. An ESP error (`status="0"`) fails the transaction and costs one of the signer's `max_retry`
+ * attempts. A success must carry a PKCS#7 that signs exactly the InputHash with the returned certificate; it is
+ * then embedded into the prepared PDF as the signer's PAdES signature (time-stamped, and completing the document
+ * when it is the last), in one transaction with the session locked: the signature is recorded whole or not at all.
+ */
 export async function acceptEspResponse(
   services: AppServices,
   em: EntityManager,
