@@ -1,9 +1,10 @@
 // fontkit's Indic shaper is compiled to generators that expect the regenerator runtime as a global.
 import 'regenerator-runtime/runtime.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { StandardFonts, type PDFDocument, type PDFFont } from 'pdf-lib';
+import { packageRoot } from '../package-root';
 
 export type Weight = 'regular' | 'bold';
 
@@ -35,13 +36,8 @@ function scriptOf(char: string): Script | null {
   return SCRIPTS.find((script) => code >= script.from && code <= script.to)?.name ?? null;
 }
 
-/** tsc does not copy the fonts into dist/: they are read from the source tree, found from the package root. */
-function fontsDir(): string {
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'src', 'platform', 'pdf-fonts', 'noto');
-    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${__dirname}`);
-  }
-}
+/** The fonts, read from the source tree (tsc does not copy them into dist/). */
+const fontsDir = () => path.join(packageRoot(__dirname), 'src', 'platform', 'pdf-fonts', 'noto');
 
 /** Each thread reads a font file once. */
 const fontBytes = new Map<string, Buffer>();

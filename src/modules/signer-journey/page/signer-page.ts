@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Response } from 'express';
+import { packageRoot } from '../../../platform/package-root';
 import type { AppServices } from '../../../platform/services';
 
 export const SIGNER_PAGE_PATH = '/sign';
@@ -44,14 +45,7 @@ export function signerPageCsp(publicUrl: string, espUrls: readonly string[]): st
   return SIGNER_PAGE_CSP.replace("form-action 'self'", ["form-action 'self'", ...others].join(' '));
 }
 
-/** tsc does not copy the assets into dist/: they are read from the source tree, found from the package root. */
-function packageRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
-  }
-}
-
+/** The page and its assets, read from the source tree (tsc does not copy them into dist/). */
 const PAGE_DIR = path.join(packageRoot(__dirname), 'src', 'modules', 'signer-journey', 'page');
 const ASSETS_DIR = path.join(PAGE_DIR, 'assets');
 const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
