@@ -55,7 +55,9 @@ function textString(text: string): string {
 
 /** A literal string Helvetica (WinAnsi) can show: what `printable` makes of it, escaped. */
 function literal(text: string): string {
-  return `(${printable(text).replace(/\n/g, ' ').replace(/([\\()])/g, '\\$1')})`;
+  return `(${printable(text)
+    .replace(/\n/g, ' ')
+    .replace(/([\\()])/g, '\\$1')})`;
 }
 
 function findField(doc: PDFDocument, name: string): { fieldRef: PDFRef; field: PDFDict } {
@@ -243,6 +245,14 @@ function signField(
   { sigRef, fontRef, fonts }: { sigRef: PDFRef; fontRef?: PDFRef; fonts?: ScriptText },
 ): void {
   const context = doc.context;
+  // Every widget draws the same lines: the fonts they use, and their resource names, are the signature's.
+  const fontNames = new Map<PDFFont, string>();
+  for (const run of fonts ? details.appearanceLines.flatMap((line) => fonts.runs(line, 'regular')) : []) {
+    if (!fontNames.has(run.font)) fontNames.set(run.font, `/F${fontNames.size + 1}`);
+  }
+  const fontResources = fonts
+    ? [...fontNames].map(([font, name]) => `${name} ${font.ref.toString()}`).join(' ')
+    : `/F1 ${fontRef!.toString()}`;
   // The field is its own widget; further placements are stamp annotations named `<field>#<n>`.
   const widgets = [fieldRef, ...placementStamps(doc, details.fieldName)];
   for (const kidRef of widgets) {
@@ -256,19 +266,10 @@ function signField(
     if (width > 0 && height > 0) {
       const wet = widget.get(PDFName.of(WET_IMAGE_KEY));
       const image = wet instanceof PDFRef ? imageArea(context.lookup(wet) as PDFRawStream, width, height) : undefined;
-      const fontNames = new Map<PDFFont, string>();
-      if (fonts) {
-        for (const run of details.appearanceLines.flatMap((line) => fonts.runs(line, 'regular'))) {
-          if (!fontNames.has(run.font)) fontNames.set(run.font, `/F${fontNames.size + 1}`);
-        }
-      }
       const content = Buffer.from(
         appearanceStream(details.appearanceLines, width, height, image, { fonts, fontNames }),
         'latin1',
       );
-      const fontResources = fonts
-        ? [...fontNames].map(([font, name]) => `${name} ${font.ref.toString()}`).join(' ')
-        : `/F1 ${fontRef!.toString()}`;
       const xobjects = image ? ` /XObject << /Im1 ${(wet as PDFRef).toString()} >>` : '';
       const apRef = context.register(
         rawObject(
