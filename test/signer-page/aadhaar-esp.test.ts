@@ -106,6 +106,16 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
     const details = async (clientId: string) =>
       (await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: clientId } })).body.data;
 
+    /** At the ESP: the Aadhaar number and the right OTP; back on the signing page, done, and the session completed. */
+    async function signAtEspUntilDone(page: Page, clientId: string) {
+      await giveAadhaarNumber(page);
+      await giveOtp(page, SANDBOX_OTP);
+      await page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
+      const read = await details(clientId);
+      expect(read.status).toBe('completed');
+      expect(read.signers[0].aadhaar_cert_details.name).toBe('Asha Rao');
+    }
+
     const aadhaarSession = (overrides: Record<string, unknown> = {}): Promise<SessionJson> =>
       createSession(
         app,
@@ -185,12 +195,7 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
         expect((await details(session.client_id)).signers[0].status).toBe('pending');
 
         await continueToEsp(page, 'Try again');
-        await giveAadhaarNumber(page);
-        await giveOtp(page, SANDBOX_OTP);
-        await page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
-        const read = await details(session.client_id);
-        expect(read.status).toBe('completed');
-        expect(read.signers[0].aadhaar_cert_details.name).toBe('Asha Rao');
+        await signAtEspUntilDone(page, session.client_id);
         expect(errors).toEqual([]);
       } finally {
         await close();
@@ -270,12 +275,7 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
         // The first transaction is closed: its answer, arriving now, is refused.
         expect(await signAtEspOverHttp(first.body.data!)).toBe(400);
 
-        await giveAadhaarNumber(page);
-        await giveOtp(page, SANDBOX_OTP);
-        await page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
-        const read = await details(session.client_id);
-        expect(read.status).toBe('completed');
-        expect(read.signers[0].aadhaar_cert_details.name).toBe('Asha Rao');
+        await signAtEspUntilDone(page, session.client_id);
         expect(errors).toEqual([]);
       } finally {
         await close();
