@@ -89,7 +89,7 @@ const envSchema = z.object({
   SMS_HTTP_TOKEN: optionalString,
   WHATSAPP_HTTP_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   WHATSAPP_HTTP_TOKEN: optionalString,
-  /** Webhook targets on loopback, private, link-local or metadata addresses: refused unless this is true (local development). */
+  /** Webhook targets on loopback allowed (a receiver on the developer's machine); private, link-local and metadata addresses never. */
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Seconds between attempts, in order; the last repeats until the retry window closes. */
@@ -189,8 +189,8 @@ export interface AppConfig {
   };
   notifications: NotificationConfig;
   webhooks: {
-    /** WEBHOOK_ALLOW_PRIVATE: targets on private, loopback and link-local addresses allowed (local development). */
-    allowPrivateTargets: boolean;
+    /** WEBHOOK_ALLOW_PRIVATE: targets on loopback (127/8, ::1) allowed, for a receiver on the developer's machine. */
+    allowLoopbackTargets: boolean;
     timeoutMs: number;
     /** Delays between attempts, in seconds; the last repeats. */
     retrySchedule: number[];
@@ -355,7 +355,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       claimSeconds: env.STAMP_CLAIM_SECONDS,
     },
     webhooks: {
-      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE,
+      allowLoopbackTargets: env.WEBHOOK_ALLOW_PRIVATE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retrySchedule: env.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number),
       retryWindowSeconds: env.WEBHOOK_RETRY_WINDOW_SECONDS,

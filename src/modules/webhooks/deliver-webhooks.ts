@@ -7,6 +7,7 @@ import type { JobDefinition } from '../../platform/jobs/jobs';
 import type { AppServices } from '../../platform/services';
 import { queueNotifications } from '../notifications';
 import { User } from '../users';
+import type { TargetPolicy } from '../../platform/net/public-targets';
 import { postWebhook, signatureHeader, type PostOutcome } from './post-webhook';
 
 export const DELIVER_JOB = 'webhooks.deliver';
@@ -15,6 +16,11 @@ export const SECRET_PURPOSE = 'webhook-signing-secret';
 
 /** Deliveries one job attempts before it hands the rest of its resource's queue to a fresh job. */
 const DELIVERIES_PER_JOB = 50;
+
+/** Public addresses only, or loopback too with WEBHOOK_ALLOW_PRIVATE (local development): never private networks. */
+export function targetPolicy(services: AppServices): TargetPolicy {
+  return services.config.webhooks.allowLoopbackTargets ? 'public-or-loopback' : 'public';
+}
 
 interface GroupJob {
   endpoint_id: string;
@@ -148,7 +154,7 @@ async function attempt(services: AppServices, claim: Claimed): Promise<PostOutco
       'esign-signature': signatureHeader(claim.secrets, Math.floor(Date.now() / 1000), body),
     },
     body,
-    { timeoutMs: services.config.webhooks.timeoutMs, allowPrivate: services.config.webhooks.allowPrivateTargets },
+    { timeoutMs: services.config.webhooks.timeoutMs, targets: targetPolicy(services) },
   );
 }
 

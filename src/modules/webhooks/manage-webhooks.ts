@@ -11,7 +11,7 @@ import { enqueue } from '../../platform/jobs/enqueue';
 import { assertPublicTarget, BlockedTarget } from '../../platform/net/public-targets';
 import type { AppServices } from '../../platform/services';
 import { User } from '../users';
-import { deliverQueue, deliveryJob, SECRET_PURPOSE } from './deliver-webhooks';
+import { deliverQueue, deliveryJob, SECRET_PURPOSE, targetPolicy } from './deliver-webhooks';
 import { insertDeliveries } from './record-event';
 import { PING_EVENT, WEBHOOK_EVENT_TYPES } from './webhook-events';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook.entities';
@@ -45,7 +45,8 @@ function box(services: AppServices): SecretBox {
 /**
  * The target rules, checked when an endpoint is saved (and again at each delivery, where the connection is made):
  * https in production (sandbox also takes http, for local development), no credentials in the URL, and a host
- * that resolves to public addresses only unless WEBHOOK_ALLOW_PRIVATE=true.
+ * that resolves to public addresses only (or loopback, with WEBHOOK_ALLOW_PRIVATE=true; never private networks,
+ * link-local or metadata addresses, however the URL spells them).
  */
 async function checkTarget(services: AppServices, url: string): Promise<void> {
   const refuse = (problem: string) => {
@@ -61,9 +62,8 @@ async function checkTarget(services: AppServices, url: string): Promise<void> {
   if (!schemes.includes(target.protocol))
     refuse(services.config.env === 'production' ? 'must be https in production' : 'must be http or https');
   if (target.username || target.password) refuse('must not carry credentials');
-  if (services.config.webhooks.allowPrivateTargets) return;
   try {
-    await assertPublicTarget(target);
+    await assertPublicTarget(target, targetPolicy(services));
   } catch (error) {
     if (error instanceof BlockedTarget) refuse(error.message);
     refuse(`its host does not resolve: ${(error as Error).message}`);
@@ -215,7 +215,8 @@ export async function rotateSecret(
 
 /**
  * Sends a `ping` to an enabled endpoint now, whatever it subscribes to, and answers the delivery after its first
- * attempt (retried like any other delivery if that failed).
+ * attempt (retried like any other delivery if that failed). Each ping is a resource of its own (its event's id):
+ * it waits behind nothing, not an earlier ping still being retried, and holds back no real event.
  */
 export async function sendTestEvent(
   services: AppServices,
@@ -226,19 +227,36 @@ export async function sendTestEvent(
   const endpoint = await getOwnEndpoint(em, actor, endpointId);
   if (!endpoint.enabled)
     throw new AppError('conflict', { errors: [{ field: 'endpoint_id', problem: 'the endpoint is disabled: enable it first' }] });
-  const [deliveryId] = await em.transactional(async (tx) => {
+  const ping = await em.transactional(async (tx) => {
     const eventId = newId('evt');
     const connection = tx.getConnection();
     await connection.execute(
       `insert into webhook_events (id, user_id, type, resource_id, data) values (?, ?, ?, ?, ?)`,
-      [eventId, actor.userId, PING_EVENT, endpoint.id, JSON.stringify({ endpoint_id: endpoint.id, url: endpoint.url })],
+      [eventId, actor.userId, PING_EVENT, eventId, JSON.stringify({ endpoint_id: endpoint.id, url: endpoint.url })],
       'all',
       tx.getTransactionContext(),
     );
-    return insertDeliveries(connection, tx.getTransactionContext(), eventId, endpoint.id, [endpoint.id]);
+    const [id] = await insertDeliveries(connection, tx.getTransactionContext(), eventId, eventId, [endpoint.id]);
+    return { id: id!, eventId };
   });
-  await deliverQueue(services, endpoint.id, endpoint.id);
-  return em.fork().findOneOrFail(WebhookDelivery, { id: deliveryId! }, { populate: ['event'] });
+  const attempted = await deliverQueue(services, endpoint.id, ping.eventId);
+  // Nothing attempted here: the minute's sweep took the delivery between its commit and this call. Its attempt is
+  // under way in that job; the answer waits for it (at most the timeout and the lease).
+  if (!attempted) await untilAttempted(services, ping.id);
+  return em.fork().findOneOrFail(WebhookDelivery, { id: ping.id }, { populate: ['event'] });
+}
+
+async function untilAttempted(services: AppServices, deliveryId: string): Promise<void> {
+  const deadline = Date.now() + services.config.webhooks.timeoutMs + 10_000;
+  const connection = services.orm.em.fork().getConnection();
+  while (Date.now() < deadline) {
+    const [row] = await connection.execute<{ n: number }[]>(
+      'select count(*)::int as n from webhook_attempts where delivery_id = ?',
+      [deliveryId],
+    );
+    if (row.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 export interface DeliveryFilter {

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { assertPublicTarget, publicOnlyLookup } from '../../platform/net/public-targets';
+import { assertPublicTarget, targetLookup, type TargetPolicy } from '../../platform/net/public-targets';
 
 /** What the delivery log keeps of an answer. */
 export const EXCERPT_BYTES = 1024;
@@ -30,23 +30,26 @@ export interface PostOutcome {
   error: string | null;
 }
 
+const lookups = { public: targetLookup('public'), 'public-or-loopback': targetLookup('public-or-loopback') };
+
 /**
  * One POST, with a deadline on the whole exchange, redirects not followed (a 3xx is a failure), and the target's
- * address checked where the connection is made unless private targets are allowed: the name is resolved for the
- * connection and refused if it resolves to a private, loopback or link-local address, so a name that changed its
- * address since the endpoint was saved is caught (DNS rebinding).
+ * address checked where the connection is made, always: the name is resolved for the connection and refused if it
+ * resolves to an address the policy refuses (loopback too unless WEBHOOK_ALLOW_PRIVATE; private, link-local and
+ * metadata addresses always), so a name that changed its address since the endpoint was saved is caught (DNS
+ * rebinding).
  */
 export async function postWebhook(
   url: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; allowPrivate: boolean },
+  options: { timeoutMs: number; targets: TargetPolicy },
 ): Promise<PostOutcome> {
   const began = performance.now();
   const elapsed = () => Math.round(performance.now() - began);
   const target = new URL(url);
   try {
-    if (!options.allowPrivate && isIP(target.hostname.replace(/^\[|\]$/g, ''))) await assertPublicTarget(target);
+    if (isIP(target.hostname.replace(/^\[|\]$/g, ''))) await assertPublicTarget(target, options.targets);
   } catch (error) {
     return { ok: false, statusCode: null, durationMs: elapsed(), excerpt: null, error: (error as Error).message };
   }
@@ -65,7 +68,7 @@ export async function postWebhook(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-        lookup: options.allowPrivate ? undefined : publicOnlyLookup,
+        lookup: lookups[options.targets],
         agent: false,
       },
       (response) => {
