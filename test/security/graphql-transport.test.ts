@@ -582,14 +582,14 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
     await stillAnswers();
   });
 
-  it('persisted queries still work, and their signal has a lowercase code too', async () => {
+  it('persisted queries still work, and their signal keeps the code Apollo clients match', async () => {
     const query = '{ me { user_id email } }';
     const persisted = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
     const unknown = await postGraphQL(app, owner.token, JSON.stringify({ extensions: { persistedQuery: persisted } }));
     // Apollo Client retries with the full query on this message (kept) and this 200.
     expect(unknown.status).toBe(200);
     expect(unknown.body).toEqual({
-      errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'persisted_query_not_found', status: 200 } }],
+      errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', status: 200 } }],
     });
     const registered = await postGraphQL(app, owner.token, JSON.stringify({ query, extensions: { persistedQuery: persisted } }));
     expect(registered.body.data.me.user_id).toBe(owner.user_id);

@@ -5,14 +5,12 @@ import { AppError, ERROR_STATUS, findAppError, type ErrorCode } from '../errors'
 import type { Logger } from '../logger';
 
 /**
- * Apollo's persisted-query signals are not refusals: Apollo answers them with HTTP 200 so that a client
- * registers the query and retries (Apollo Client reads the message `PersistedQueryNotFound`, which is kept).
- * The only codes a GraphQL answer carries that the REST table has no use for.
+ * Apollo's automatic persisted queries signals are not refusals: Apollo answers them with HTTP 200 so that a client
+ * registers the query and retries. Clients match them exactly (Apollo Client's link on the code
+ * `PERSISTED_QUERY_NOT_FOUND` or the message `PersistedQueryNotFound`; Apollo Kotlin and iOS, urql on the same), so
+ * both are kept as Apollo writes them: the one exception to the service's lowercase codes.
  */
-const PERSISTED_QUERY_CODES: Record<string, string> = {
-  PERSISTED_QUERY_NOT_FOUND: 'persisted_query_not_found',
-  PERSISTED_QUERY_NOT_SUPPORTED: 'persisted_query_not_supported',
-};
+const PERSISTED_QUERY_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
 
 /** Apollo's codes for requests it refused before executing: all the client's doing, all `bad_request`. */
 const APOLLO_REFUSALS = new Set([
@@ -53,9 +51,7 @@ function apolloHttpStatus(error: unknown): number | undefined {
  */
 export function serviceCodeOf(code: unknown, error: unknown): ServiceCode | undefined {
   if (isServiceCode(code)) return { code, status: ERROR_STATUS[code] };
-  if (typeof code === 'string' && Object.hasOwn(PERSISTED_QUERY_CODES, code)) {
-    return { code: PERSISTED_QUERY_CODES[code], status: apolloHttpStatus(error) ?? 200 };
-  }
+  if (typeof code === 'string' && PERSISTED_QUERY_CODES.has(code)) return { code, status: apolloHttpStatus(error) ?? 200 };
   if (code === 'GRAPHQL_VALIDATION_FAILED') {
     const ruleError = (error as GraphQLError).originalError as GraphQLError | undefined;
     const ruleCode = ruleError?.extensions?.code;
