@@ -31,7 +31,11 @@ describe('automatic persisted queries', () => {
   const headers = () => ({ authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' });
 
   async function post(body: Record<string, unknown>): Promise<Answer> {
-    const response = await fetch(new URL('/graphql', app.url), { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+    const response = await fetch(new URL('/graphql', app.url), {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: await response.json() };
   }
 
