@@ -508,7 +508,7 @@ const REST: Record<string, RestSpec> = {
     call: (ids) => ({
       method: 'POST',
       path: '/esign/reassign-signer',
-      json: { client_id: ids.session, signer_id: ids.signer, full_name: 'Meera Iyer' },
+      json: { client_id: ids.session, signer_id: ids.signer, full_name: 'Meera Iyer', email: 'meera@example.com' },
     }),
     fresh: freshSession,
     owner: (data, ids) =>
@@ -946,7 +946,7 @@ const GQL: Record<string, GqlSpec> = {
     call: (ids) =>
       mutationFromBody(
         'reassignSigner',
-        { client_id: ids.session, signer_id: ids.signer, full_name: 'Meera Iyer' },
+        { client_id: ids.session, signer_id: ids.signer, full_name: 'Meera Iyer', email: 'meera@example.com' },
         '{ client_id signers { signer_id full_name status } }',
       ),
     fresh: freshSession,

@@ -28,7 +28,7 @@ export { EsignSessionType, toSessionView } from './session.types';
 export { ElementType, positionsOf } from './signer.types';
 export { queueOneTimeCode } from './signer-messages';
 export type { SignerLocation, StoredElement } from './signer-state';
-export { isSignersTurn, lockSessionOf, lockSigner, lockTurn, signerByToken } from './signer-turn';
+export { isSignersTurn, lockSessionOf, lockSessionOfSigner, lockSigner, lockTurn, signerByToken } from './signer-turn';
 export { AUTH_MODES, checkLocation, LIMITS, planElements, SIGN_TYPES } from './validation';
 
 export const esignModule: ModuleManifest = {

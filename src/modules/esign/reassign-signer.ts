@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
 import type { AppServices } from '../../platform/services';
-import { Problems, isAbsent, text } from '../../platform/validation/problems';
+import { Problems, text } from '../../platform/validation/problems';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { EsignSession, type Signer } from './esign-session.entity';
 import { planContact } from './plan-session';
 import { actOnPendingSigner } from './owner-signer-action';
-import { publishSignerChange } from './session-events';
+import { publishSignerChange, recordSessionWebhook } from './session-events';
 import { queueInvite } from './signer-messages';
 import { isSignersTurn } from './signer-turn';
 import { newSignerToken, signerTokenBox } from './signer-token';
@@ -20,20 +20,32 @@ export interface ReassignInput {
   country_code?: string | null;
 }
 
-const CONTACT_FIELDS = ['full_name', 'email', 'mobile', 'country_code'] as const;
-
-/** The new person's name and contact, checked as initialize-esign checks a signer's (planContact). */
-function planNewPerson(signer: Signer, input: ReassignInput) {
+/**
+ * The new person's name and contact, checked as initialize-esign checks a signer's (planContact). The contact is the
+ * new person's whole: an email or a mobile must be given, and nothing of the former person's contact is kept (their
+ * invite and one-time codes would go to the person who left). The name is kept when not given (a reassignment may
+ * only move the place to another address of the same person).
+ */
+function planNewPerson(signer: Signer, input: ReassignInput, from: 'owner' | 'delegator') {
   const problems = new Problems();
-  if (CONTACT_FIELDS.every((field) => isAbsent(input[field]))) {
-    problems.invalidField('full_name', 'give at least one of full_name, email, mobile, country_code');
-  }
   const fullName = text(problems, 'full_name', input.full_name, 200) ?? signer.fullName;
-  const { email, mobile, countryCode } = planContact(problems, '', input, signer);
+  const { email, mobile, countryCode } = planContact(problems, '', input);
+  if (email === undefined && mobile === undefined) {
+    problems.invalidField('email', 'give the new person’s email or mobile (the contact is replaced whole)');
+  }
   if (signer.verifyEmail && email === undefined) problems.missingField('email');
+  if (signer.verifyMobile && mobile === undefined) problems.missingField('mobile');
+  const code = countryCode?.replace(/^\+/, '');
+  if (from === 'delegator') {
+    // A delegate reached at the delegator's own address would get the delegator's invite and codes.
+    if (email !== undefined && email.toLowerCase() === signer.email?.toLowerCase())
+      problems.invalidField('email', 'must be the delegate’s, not yours');
+    if (mobile !== undefined && mobile === signer.mobile && code === signer.countryCode)
+      problems.invalidField('mobile', 'must be the delegate’s, not yours');
+  }
   const refused = problems.toError();
   if (refused) throw refused;
-  return { fullName, email, mobile, countryCode: countryCode?.replace(/^\+/, '') };
+  return { fullName, email, mobile, countryCode: code };
 }
 
 /**
@@ -56,7 +68,7 @@ export async function handOverSigner(
   },
 ): Promise<void> {
   const { session, signer } = input;
-  const contact = planNewPerson(signer, input.contact);
+  const contact = planNewPerson(signer, input.contact, input.event === 'signer_delegated' ? 'delegator' : 'owner');
   const before = { full_name: signer.fullName, email: signer.email ?? null, mobile: signer.mobile ?? null };
   const { token, hash } = newSignerToken();
   signer.tokenHash = hash;
@@ -84,9 +96,21 @@ export async function handOverSigner(
     },
   });
   await tx.flush();
-  if (isSignersTurn(session, signer)) await queueInvite(services, tx, session, signer);
+  // The owner who reassigns holds the new link in the answer, and invites follow the signer's `notification.invite`
+  // as they did: an owner who hands out links keeps doing so. A delegate was named by the signer, not the owner, so
+  // is invited whatever that flag says: nobody else would tell them.
+  const delegated = input.event === 'signer_delegated';
+  if (isSignersTurn(session, signer)) await queueInvite(services, tx, session, signer, { byHand: delegated });
   await tx.flush();
   await publishSignerChange(services, tx, session, signer);
+  // The owner learns the new person and link (the event's data is the session, with the signer's new invite_url).
+  await recordSessionWebhook(
+    services,
+    tx,
+    { id: session.id, userId: session.user.id },
+    delegated ? 'esign.signer.delegated' : 'esign.signer.reassigned',
+    signer.id,
+  );
 }
 
 /** The owner hands a pending signer's place to another person before that signer has signed (handOverSigner). */

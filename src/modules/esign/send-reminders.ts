@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { recordAudit } from '../audit';
 import { EsignSession, Signer } from './esign-session.entity';
+import { recordSessionWebhook } from './session-events';
 import { queueInvite } from './signer-messages';
 
 /**
@@ -40,6 +41,7 @@ export async function sendDueReminders(services: AppServices, em: EntityManager,
         event: 'reminder_sent',
         details: { reminder: signer.remindersSent, of: session.reminderMax, messages: queued.length },
       });
+      await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.reminded', signer.id);
     }
     await tx.flush();
     return signers.map((signer) => signer.id);

@@ -14,18 +14,38 @@ export async function signerByToken(em: EntityManager, token: string | null): Pr
 }
 
 /**
- * Locks the signer's session row and reads both afresh, checking nothing: for finishing a step that was admitted
- * under the checks (a face attempt taken while pending is recorded even if a concurrent one failed the signer).
+ * Locks the signer's session row and reads both afresh, checking only that the signer is still the person the
+ * request authenticated as: for finishing a step that was admitted under the checks (a face attempt taken while
+ * pending is recorded even if a concurrent one failed the signer).
+ *
+ * `found` is the signer as read when the request's token was checked (signerByToken), before the lock. A hand-over
+ * (reassign-signer, delegate) that committed since gave the place a new token and a new person: the request then
+ * speaks for someone who is no longer this signer, and is answered 401 with nothing done, as its token now is.
  */
 export async function lockSessionOf(tx: EntityManager, found: Signer): Promise<{ session: EsignSession; signer: Signer }> {
+  // Read before the refresh below, which updates this same entity in place.
+  const authenticatedAs = found.tokenHash;
+  const locked = await lockSessionOfSigner(tx, { sessionId: found.session.id, signerId: found.id });
+  if (locked.signer.tokenHash !== authenticatedAs) throw new AppError('unauthorized');
+  return locked;
+}
+
+/**
+ * Locks a signer's session row and reads both afresh, checking nothing: for a step that does not act on a signer
+ * token (an ESP's answer checks the person against its own transaction).
+ */
+export async function lockSessionOfSigner(
+  tx: EntityManager,
+  ids: { sessionId: string; signerId: string },
+): Promise<{ session: EsignSession; signer: Signer }> {
   // `refresh`: the transaction's entity manager starts with a copy of the caller's identity map, whose rows
   // were read before the lock; what concurrent requests changed meanwhile must be read again under it.
   const session = await tx.findOneOrFail(
     EsignSession,
-    { id: found.session.id },
+    { id: ids.sessionId },
     { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
   );
-  const signer = await tx.findOneOrFail(Signer, { id: found.id }, { refresh: true });
+  const signer = await tx.findOneOrFail(Signer, { id: ids.signerId, session }, { refresh: true });
   return { session, signer };
 }
 

@@ -7,7 +7,7 @@ import { recordAudit, type RequestOrigin } from '../audit';
 import {
   EsignSession,
   isSignersTurn,
-  lockSessionOf,
+  lockSessionOfSigner,
   lockTurn,
   publishSignerChange,
   recordSessionWebhook,
@@ -68,7 +68,9 @@ export async function startAadhaarEsign(
 
     const now = new Date();
     const open = await tx.findOne(EspTransaction, { signer: signer.id, status: 'pending' });
-    if (open && open.expiresAt > now && input.restart !== true) {
+    // A transaction started by a person whose place was handed over since is not the new person's to wait on.
+    const startedByThisPerson = !open?.signerTokenHash || open.signerTokenHash === signer.tokenHash;
+    if (open && open.expiresAt > now && input.restart !== true && startedByThisPerson) {
       const retryAfter = Math.ceil((open.expiresAt.getTime() - now.getTime()) / 1000);
       throw new AppError('conflict', {
         message: `an eSign transaction of this signer is open until ${open.expiresAt.toISOString()}: finish it at the ESP, or start again (restart: true)`,
@@ -97,6 +99,7 @@ export async function startAadhaarEsign(
       txn,
       session: session.id,
       signer: signer.id,
+      signerTokenHash: signer.tokenHash,
       backend: esp.name,
       inputHash,
       preparedKey,
@@ -192,8 +195,7 @@ export async function acceptEspResponse(
   // `keepsBytes`: the one refusal after which the transaction is still pending (a stale ts; a current answer may follow).
   const outcome = await em.transactional(async (tx): Promise<EspResponseOutcome | { retry: string; keepsBytes?: true }> => {
     // The session first, then the transaction: the order every step that touches both takes.
-    const found = await tx.findOneOrFail(Signer, { id: known.signer.id }, { populate: ['session'] });
-    const { session, signer } = await lockSessionOf(tx, found);
+    const { session, signer } = await lockSessionOfSigner(tx, { sessionId: known.session.id, signerId: known.signer.id });
     const transaction = await tx.findOneOrFail(
       EspTransaction,
       { txn: response.txn },
@@ -212,6 +214,18 @@ export async function acceptEspResponse(
     }
     if (Math.abs(response.ts.getTime() - now.getTime()) > RESPONSE_CLOCK_SKEW_MS) {
       return { retry: `the response's ts (${response.ts.toISOString()}) is not current`, keepsBytes: true };
+    }
+    if (transaction.signerTokenHash && transaction.signerTokenHash !== signer.tokenHash) {
+      // Whatever the ESP says (a signature or an error) is about the person who left; the one who came is not charged.
+      await failTransaction(
+        services,
+        tx,
+        { session, signer, transaction, origin },
+        'signer_replaced',
+        'the signer was replaced (reassigned or delegated) while the ESP was signing: nothing is recorded',
+        { costsAttempt: false },
+      );
+      return { accepted: true, txn: transaction.txn, status: 'failed' };
     }
     if (response.status !== '1') {
       await failTransaction(

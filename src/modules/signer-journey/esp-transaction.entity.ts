@@ -23,6 +23,13 @@ export class EspTransaction {
   @Property({ type: 'string', length: 40 })
   backend!: string;
 
+  /**
+   * The signer's token hash when the transaction started: the person the ESP authenticates. A hand-over (reassign,
+   * delegate) replaces it, and an answer for the person who left is not recorded under the one who came.
+   */
+  @Property({ type: 'string', length: 64, nullable: true })
+  signerTokenHash?: string;
+
   /** The hex SHA-256 of the prepared signature's byte range: the InputHash. */
   @Property({ type: 'string', length: 64 })
   inputHash!: string;

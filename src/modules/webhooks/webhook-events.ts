@@ -4,10 +4,16 @@ export const WEBHOOK_EVENT_TYPES = {
   'esign.signer.viewed': 'a signer opened the signing page; data: the session',
   'esign.signer.signed': 'a signer signed; data: the session',
   'esign.signer.failed': 'a signer used up their attempts (OTP or face check); data: the session',
+  'esign.signer.reassigned':
+    'the owner handed a pending signer’s place to another person (reassign-signer); data: the session, with the signer’s new invite_url, and `signer_id`',
+  'esign.signer.delegated':
+    'a signer handed their place to a delegate (delegation); data: the session, with the delegate’s invite_url, and `signer_id`',
+  'esign.signer.reminded': 'a reminder went to a signer whose turn it is; data: the session, and `signer_id`',
   'esign.session.completed': 'the last signer signed; data: the session',
   'esign.session.expired': 'the session expired unsigned; data: the session',
   'esign.session.cancelled': 'the owner cancelled the session; data: the session',
-  'esign.session.declined': 'a signer declined to sign (with a reason), which ends the session; data: the session, and `signer_id`',
+  'esign.session.declined':
+    'a signer declined to sign (with a reason), which ends the session; data: the session, and `signer_id`',
   'stamp.order.created': 'a stamp order was created; data: the order as GET stamps/order-status shows it',
   'stamp.order.progress': 'stamps of the order were procured or rejected (at most one every 5 s per order); data: the order',
   'stamp.order.completed': 'every stamp of the order is procured or rejected; data: the order',

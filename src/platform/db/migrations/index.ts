@@ -23,6 +23,7 @@ import { Migration20261124053000_SigningOrder } from './Migration20261124053000_
 import { Migration20261124060000_CompletionCertificate } from './Migration20261124060000_CompletionCertificate';
 import { Migration20261124070000_EspTransactions } from './Migration20261124070000_EspTransactions';
 import { Migration20261124080000_OtpRecipient } from './Migration20261124080000_OtpRecipient';
+import { Migration20261126174050_EspTransactionSigner } from './Migration20261126174050_EspTransactionSigner';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124060000_CompletionCertificate', class: Migration20261124060000_CompletionCertificate },
   { name: 'Migration20261124070000_EspTransactions', class: Migration20261124070000_EspTransactions },
   { name: 'Migration20261124080000_OtpRecipient', class: Migration20261124080000_OtpRecipient },
+  { name: 'Migration20261126174050_EspTransactionSigner', class: Migration20261126174050_EspTransactionSigner },
 ];
