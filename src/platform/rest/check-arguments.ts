@@ -2,7 +2,6 @@ import {
   GraphQLBoolean,
   GraphQLFloat,
   GraphQLInt,
-  coerceInputValue,
   getNamedType,
   isListType,
   getNullableType,
@@ -11,6 +10,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { AppError, type FieldProblem } from '../errors';
+import { inputProblems } from './plain-problems';
 import type { RestRoute } from './route';
 
 export function routeArguments(schema: GraphQLSchema, route: RestRoute): readonly GraphQLArgument[] {
@@ -19,14 +19,11 @@ export function routeArguments(schema: GraphQLSchema, route: RestRoute): readonl
   return root?.getFields()[field]?.args ?? [];
 }
 
-/** `signers[0].elements[1].page`, the way every error of the service names a field. */
-function fieldPath(argument: string, path: ReadonlyArray<string | number>): string {
-  return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : `${name}.${key}`), argument);
-}
-
 /** Query strings carry only text: read numbers and booleans out of it, strictly. */
 function fromQueryText(value: unknown, type: GraphQLInputType): unknown {
-  if (typeof value !== 'string' || isListType(getNullableType(type))) return value;
+  // `?status=a` is a list of one, as `?status=a&status=b` is a list of two.
+  if (isListType(getNullableType(type))) return typeof value === 'string' ? [value] : value;
+  if (typeof value !== 'string') return value;
   const named = getNamedType(type);
   if (named === GraphQLInt) return /^[+-]?\d+$/.test(value) ? Number(value) : value;
   if (named === GraphQLFloat) return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ? Number(value) : value;
@@ -36,8 +33,9 @@ function fromQueryText(value: unknown, type: GraphQLInputType): unknown {
 
 /**
  * SOFA turns REST values into GraphQL variables with output conversions, which accept nearly anything
- * (`"yes"` becomes `false`, `"1"` becomes 1). Every given argument is checked here first with GraphQL's own
- * input coercion, so a value of the wrong type is `400 bad_request` naming the field, and never reinterpreted.
+ * (`"yes"` becomes `false`, `"1"` becomes 1). Every given argument is checked here first against its GraphQL
+ * input type (leaves with GraphQL's own coercion), so a value of the wrong type is `400 bad_request` naming the
+ * field in the service's words (`stamp.amount`: "must be a string"), and never reinterpreted.
  * Absent and null arguments are left to the service, which reports them as missing. Text with NUL or other
  * control characters is refused by the shared executor (executeOperation), for both faces alike.
  */
@@ -50,10 +48,7 @@ export function checkArguments(
   for (const arg of args) {
     const given = source[arg.name];
     if (given === undefined || given === null) continue;
-    const value = fromQueryString ? fromQueryText(given, arg.type) : given;
-    coerceInputValue(value, arg.type, (path, _invalid, error) => {
-      problems.push({ field: fieldPath(arg.name, path), problem: error.message });
-    });
+    inputProblems(fromQueryString ? fromQueryText(given, arg.type) : given, arg.type, arg.name, problems);
   }
   if (problems.length > 0) throw AppError.badRequest(problems);
 }

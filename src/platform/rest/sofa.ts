@@ -11,6 +11,7 @@ import { RUPEES_JSON_SCHEMA } from '../graphql/rupees';
 import type { Logger } from '../logger';
 import type { AppServices } from '../services';
 import { errorEnvelope, successEnvelope } from './envelope';
+import { plainVariableProblem } from './plain-problems';
 import type { RestRoute } from './route';
 
 export const REST_BASE = '/api/v1';
@@ -49,8 +50,8 @@ export function restErrorOf(errors: ReadonlyArray<unknown>, log: Logger): AppErr
   const message = first?.message ?? '';
   const missing = /Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)/.exec(message);
   if (missing) return AppError.missingFields([missing[1]]);
-  const invalid = /Variable "\$(\w+)" got invalid value/.exec(message);
-  if (invalid) return AppError.badRequest([{ field: invalid[1], problem: message }]);
+  const invalid = plainVariableProblem(message);
+  if (invalid) return AppError.badRequest([invalid]);
   const httpStatus = (first as GraphQLError | undefined)?.extensions?.http as { status?: number } | undefined;
   if (httpStatus?.status === 400) return AppError.badRequest([{ field: 'body', problem: message }]);
   log.error({ err: first }, 'unexpected error in a REST operation');
