@@ -5,19 +5,18 @@ import os from 'node:os';
 import path from 'node:path';
 import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aadhaarSubject, readAadhaarCertDetails, type AadhaarIdentity } from '../../src/modules/signing/aadhaar-certificate';
 import {
   EKU_ADOBE_AUTHENTIC_DOCUMENTS,
   EKU_DOCUMENT_SIGNING,
-  aadhaarSubject,
   createRootCa,
   describeCertificate,
   issueSigningCertificate,
   keyMatchesCertificate,
   randomSerialNumber,
-  readAadhaarCertDetails,
   subjectString,
-  type AadhaarIdentity,
   type KeyAndCertificate,
+  type SubjectFields,
 } from '../../src/modules/signing/certificates';
 
 const MINUTE = 60_000;
@@ -371,18 +370,87 @@ describe('certificates', () => {
       for (const change of bad) expect(() => aadhaarSubject({ ...identity, ...change })).toThrow(RangeError);
     });
 
-    it('readAadhaarCertDetails returns null for certificates of other profiles', () => {
-      expect(readAadhaarCertDetails(root.certificatePem)).toBeNull();
-      expect(readAadhaarCertDetails(documentSigner.certificatePem)).toBeNull();
-      const almost = (change: Partial<ReturnType<typeof aadhaarSubject>>) =>
-        issueSigningCertificate(espCa, { ...aadhaarSubject(identity), ...change }, shortLived).certificatePem;
-      // Each of these differs from the profile in one field.
-      expect(readAadhaarCertDetails(almost({ organization: 'Acme Ltd' }))).toBeNull();
-      expect(readAadhaarCertDetails(almost({ serialNumber: '123456780412' }))).toBeNull();
-      expect(readAadhaarCertDetails(almost({ pseudonym: 'someone' }))).toBeNull();
-      expect(readAadhaarCertDetails(almost({ postalCode: undefined }))).toBeNull();
-      expect(readAadhaarCertDetails(almost({}))).not.toBeNull(); // the helper itself makes profile certificates
-      expect(() => readAadhaarCertDetails('not a certificate')).toThrow();
+    describe('readAadhaarCertDetails reads any ESP certificate for what its subject carries', () => {
+      const issued = (subject: SubjectFields) => issueSigningCertificate(espCa, subject, shortLived).certificatePem;
+      const none = { name: null, country: null, state: null, pin_code: null, aadhaar: null, year_of_birth: null, gender: null };
+      const uniqueId = 'a3f1c0de'.repeat(8);
+
+      it('another ESP’s layout (C, ST, postalCode, pseudonym, serialNumber, description, CN; no O)', () => {
+        const pem = issued({
+          country: 'IN',
+          state: 'Maharashtra',
+          postalCode: '411001',
+          pseudonym: uniqueId,
+          serialNumber: 'XXXXXXXX4321',
+          description: 'YOB:1990 Gender:M',
+          commonName: 'Vikram Singh',
+        });
+        expect(subjectString(pem)).toBe(
+          `CN=Vikram Singh, description=YOB:1990 Gender:M, serialNumber=XXXXXXXX4321, pseudonym=${uniqueId}, postalCode=411001, ST=Maharashtra, C=IN`,
+        );
+        expect(readAadhaarCertDetails(pem)).toEqual({
+          name: 'Vikram Singh',
+          country: 'IN',
+          state: 'Maharashtra',
+          pin_code: '411001',
+          aadhaar: 'XXXXXXXX4321',
+          year_of_birth: '1990',
+          gender: 'M',
+        });
+      });
+
+      it('a hash in serialNumber and pseudonym is no masked number; what is absent is null', () => {
+        expect(
+          readAadhaarCertDetails(
+            issued({ country: 'IN', state: 'Goa', serialNumber: 'F'.repeat(64), pseudonym: uniqueId, commonName: 'Zoë D' }),
+          ),
+        ).toEqual({ ...none, name: 'Zoë D', country: 'IN', state: 'Goa' });
+        expect(readAadhaarCertDetails(root.certificatePem)).toEqual({ ...none, name: 'Esign Sandbox Root CA' });
+        expect(readAadhaarCertDetails(documentSigner.certificatePem)).toEqual({
+          ...none,
+          name: 'Esign Platform Document Signer',
+          country: 'IN',
+        });
+      });
+
+      it('recognised forms of the masked number, year of birth and gender, wherever the CA put them', () => {
+        const read = (subject: Partial<SubjectFields>) => readAadhaarCertDetails(issued({ commonName: 'A', ...subject }));
+        const cases: [Partial<SubjectFields>, Partial<ReturnType<typeof read>>][] = [
+          [{ description: 'Year of Birth=1975, Gender=Female' }, { year_of_birth: '1975', gender: 'F' }],
+          [{ description: 'YOB 2001; Sex:T' }, { year_of_birth: '2001', gender: 'T' }],
+          [{ pseudonym: 'YOB:1988;G:F' }, { year_of_birth: '1988', gender: 'F' }],
+          [{ dnQualifier: '1999Mab12cd' }, { year_of_birth: '1999', gender: 'M' }],
+          [{ title: 'UID:xxxx-xxxx-0042' }, { aadhaar: 'XXXXXXXX0042' }],
+          [
+            { description: 'Aadhaar XXXX XXXX 9876 YOB:1960 Gender:Male' },
+            { aadhaar: 'XXXXXXXX9876', year_of_birth: '1960', gender: 'M' },
+          ],
+          [{ serialNumber: 'XXXXXXXX1111', title: 'XXXXXXXX1111' }, { aadhaar: 'XXXXXXXX1111' }],
+          [
+            { postalCode: '560 001', country: 'IN' },
+            { pin_code: '560001', country: 'IN' },
+          ],
+        ];
+        for (const [subject, expected] of cases)
+          expect(read(subject), JSON.stringify(subject)).toEqual({ ...none, name: 'A', ...expected });
+      });
+
+      it('unrecognised or disagreeing values are null, never a guess', () => {
+        const read = (subject: Partial<SubjectFields>) => readAadhaarCertDetails(issued({ commonName: 'A', ...subject }));
+        const cases: Partial<SubjectFields>[] = [
+          { description: 'born 1990, male' },
+          { description: 'YOB:1990 Gender:M', pseudonym: 'YOB:1991;G:F' },
+          { description: 'YOB:1850 Gender:X' },
+          { description: `YOB:${new Date().getUTCFullYear() + 1}` },
+          { serialNumber: '123456780412' },
+          { serialNumber: 'XXXXXXXX1111', title: 'XXXXXXXX2222' },
+          { postalCode: '060001' },
+          { postalCode: 'SW1A 1AA' },
+          { dnQualifier: '19X9M' },
+        ];
+        for (const subject of cases) expect(read(subject), JSON.stringify(subject)).toEqual({ ...none, name: 'A' });
+        expect(() => readAadhaarCertDetails('not a certificate')).toThrow();
+      });
     });
   });
 

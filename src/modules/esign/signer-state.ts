@@ -23,7 +23,11 @@ export interface NameMatchState {
   prefill_name: string | null;
   signer_name: string | null;
   score: number | null;
-  status: 'pending' | 'completed' | 'skipped';
+  /**
+   * `pending` until an Aadhaar signature is recorded; then `completed` (scored against the certificate's CN) or
+   * `unavailable` (the certificate has no single CN to score); `skipped` when not requested.
+   */
+  status: 'pending' | 'completed' | 'skipped' | 'unavailable';
 }
 
 export interface FaceMatchState {

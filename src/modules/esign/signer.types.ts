@@ -66,7 +66,10 @@ export class NameMatchType {
   @Field(() => Float, { nullable: true })
   score!: number | null;
 
-  @Field({ description: '`pending`, `completed` or `skipped`.' })
+  @Field({
+    description:
+      '`pending` (until the Aadhaar signature is recorded), `completed` (scored against the certificate’s CN), `unavailable` (the certificate carries no name to score; score and signer_name null) or `skipped` (not requested).',
+  })
   status!: string;
 }
 
@@ -106,15 +109,32 @@ export class NotificationType {
   whatsapp!: boolean;
 }
 
-@ObjectType('AadhaarCertDetails', { simpleResolvers: true })
+@ObjectType('AadhaarCertDetails', {
+  simpleResolvers: true,
+  description:
+    "What the Aadhaar eSign certificate the ESP returned says of its holder, read from its subject (any ESP's layout); each detail is null when the certificate does not carry it in a recognised form (docs/signing.md). The sandbox ESP's certificates carry all of them.",
+})
 export class AadhaarCertDetailsType {
-  @Field() name!: string;
-  @Field() country!: string;
-  @Field() state!: string;
-  @Field() pin_code!: string;
-  @Field() aadhaar!: string;
-  @Field() year_of_birth!: string;
-  @Field() gender!: string;
+  @Field(() => String, { nullable: true, description: 'The certificate’s CN.' })
+  name!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'C, two letters (`IN`).' })
+  country!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'ST.' })
+  state!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'postalCode, a six-digit PIN.' })
+  pin_code!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The masked Aadhaar number: `XXXXXXXX` and its last four digits.' })
+  aadhaar!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Four digits.' })
+  year_of_birth!: string | null;
+
+  @Field(() => String, { nullable: true, description: '`M`, `F` or `T`.' })
+  gender!: string | null;
 }
 
 @ObjectType('SignerLocation', {

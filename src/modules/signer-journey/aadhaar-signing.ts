@@ -295,6 +295,23 @@ export async function acceptEspResponse(
   return outcome;
 }
 
+/**
+ * A response that could not be read out of its request (esp-response-body.ts: no recognised field or body), refused
+ * like any other: `reason` says what was missing, in the audit trail of the transaction the request named.
+ */
+export async function refuseUnreadEspResponse(
+  services: AppServices,
+  em: EntityManager,
+  backend: string,
+  txn: string | null,
+  reason: string,
+  origin: RequestOrigin,
+): Promise<EspResponseOutcome> {
+  const esp = espConfig(services, backend);
+  if (!esp) return { accepted: false, txn: null, reason: `no ESP backend ${backend}` };
+  return refuse(services, em, txn, reason, origin);
+}
+
 /** A refused response: written to the audit trail of the transaction it names, when that is one of ours. */
 async function refuse(
   services: AppServices,
@@ -392,19 +409,22 @@ async function failTransaction(
   await publishSignerChange(services, tx, session, signer);
 }
 
-/** What the ESP's certificate says about the holder, and how well its name matches the one expected. */
+/**
+ * What the ESP's certificate says about the holder (any ESP's: a detail its subject lacks is null), and how well
+ * its name (CN) matches the one expected; with no name to score, the match is `unavailable`. Never left pending.
+ */
 export function recordAadhaarIdentity(signer: Signer, certificatePem: string): void {
   const details = readAadhaarCertDetails(certificatePem);
-  if (!details) return;
   signer.aadhaarCertDetails = details;
-  if (signer.nameMatch.enforce) {
-    signer.nameMatch = {
-      ...signer.nameMatch,
-      signer_name: details.name,
-      score: nameMatchScore(details.name, signer.nameMatch.prefill_name ?? signer.fullName),
-      status: 'completed',
-    };
-  }
+  if (!signer.nameMatch.enforce) return;
+  signer.nameMatch = details.name
+    ? {
+        ...signer.nameMatch,
+        signer_name: details.name,
+        score: nameMatchScore(details.name, signer.nameMatch.prefill_name ?? signer.fullName),
+        status: 'completed',
+      }
+    : { ...signer.nameMatch, signer_name: null, score: null, status: 'unavailable' };
 }
 
 /** The signer's latest eSign transaction, as the signer's view shows it. */

@@ -1,16 +1,18 @@
 /**
  * X.509 certificates for signing: the sandbox root CAs (the platform's document-signing chain, the sandbox ESP's
- * CA), document-signing certificates issued by them, and the Aadhaar eSign certificate profile of the sandbox
- * ESP. Self-contained: no database, no HTTP; the only clock read is the current time for a root's validity.
+ * CA) and document-signing certificates issued by them, and the reading of any certificate's names. The Aadhaar
+ * eSign subjects (the sandbox ESP's profile, and reading any ESP's) are in aadhaar-certificate.ts. Self-contained:
+ * no database, no HTTP; the only clock read is the current time for a root's validity.
  *
  * Keys are RSA 2048 made by Node's crypto (node-forge's own key generation is far slower); certificates are
  * built and signed (SHA-256 with RSA) by node-forge. Private keys are returned as unencrypted PKCS#8 PEM
  * ("BEGIN PRIVATE KEY"); an issuer key may also be PKCS#1 ("BEGIN RSA PRIVATE KEY"), as `openPkcs12` returns.
  * Issuers must hold RSA keys (node-forge signs with RSA only); the reading functions accept any certificate.
  *
- * Name values are written as UTF8String, so names such as "José Kumar" survive, except countryName and
- * serialNumber, which X.520 requires as PrintableString. Names are written most general first (C, ST, postalCode,
- * O, OU, pseudonym, serialNumber, CN) and shown most specific first, as RFC 4514 does: "CN=..., ST=..., C=IN".
+ * Name values are written as UTF8String, so names such as "José Kumar" survive, except countryName, serialNumber
+ * and dnQualifier, which X.520 requires as PrintableString. Names are written most general first (C, ST,
+ * postalCode, O, OU, pseudonym, serialNumber, dnQualifier, title, description, CN) and shown most specific first,
+ * as RFC 4514 does: "CN=..., ST=..., C=IN".
  */
 import { X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
@@ -32,6 +34,11 @@ export interface SubjectFields {
   /** X.520 serialNumber (PrintableString characters only), not the certificate's serial number. */
   serialNumber?: string;
   pseudonym?: string;
+  title?: string;
+  /** X.520 description (2.5.4.13): some ESPs put the holder's year of birth and gender here. */
+  description?: string;
+  /** X.520 dnQualifier (PrintableString characters only). */
+  dnQualifier?: string;
 }
 
 /** Microsoft "Document Signing" extended key usage. */
@@ -39,16 +46,21 @@ export const EKU_DOCUMENT_SIGNING = '1.3.6.1.4.1.311.10.3.12';
 /** Adobe "Authentic Documents Trust" extended key usage. */
 export const EKU_ADOBE_AUTHENTIC_DOCUMENTS = '1.2.840.113583.1.1.5';
 
-const OID = {
+/** The name attributes this service writes and reads, by their X.520 OIDs. */
+export const NAME_OID = {
   commonName: '2.5.4.3',
   serialNumber: '2.5.4.5',
   country: '2.5.4.6',
   state: '2.5.4.8',
   organization: '2.5.4.10',
   organizationalUnit: '2.5.4.11',
+  title: '2.5.4.12',
+  description: '2.5.4.13',
   postalCode: '2.5.4.17',
+  dnQualifier: '2.5.4.46',
   pseudonym: '2.5.4.65',
 } as const;
+const OID = NAME_OID;
 
 const ROOT_VALIDITY_YEARS = 10;
 /** A root's notBefore is set this far in the past, so that a verifier whose clock lags still accepts it. */
@@ -245,16 +257,17 @@ function nameAttributes(fields: SubjectFields): forge.pki.CertificateField[] {
   utf8(OID.organization, fields.organization, 'organization');
   for (const unit of fields.organizationalUnit ?? []) utf8(OID.organizationalUnit, unit, 'organizationalUnit');
   utf8(OID.pseudonym, fields.pseudonym, 'pseudonym');
-  if (fields.serialNumber !== undefined) {
-    if (!PRINTABLE_STRING.test(fields.serialNumber)) {
-      throw new RangeError("subject serialNumber must use PrintableString characters (letters, digits, space, '()+,-./:=?)");
+  const printable = (type: string, value: string | undefined, field: string) => {
+    if (value === undefined) return;
+    if (!PRINTABLE_STRING.test(value)) {
+      throw new RangeError(`subject ${field} must use PrintableString characters (letters, digits, space, '()+,-./:=?)`);
     }
-    attributes.push({
-      type: OID.serialNumber,
-      value: fields.serialNumber,
-      valueTagClass: stringTag(forge.asn1.Type.PRINTABLESTRING),
-    });
-  }
+    attributes.push({ type, value, valueTagClass: stringTag(forge.asn1.Type.PRINTABLESTRING) });
+  };
+  printable(OID.serialNumber, fields.serialNumber, 'serialNumber');
+  printable(OID.dnQualifier, fields.dnQualifier, 'dnQualifier');
+  utf8(OID.title, fields.title, 'title');
+  utf8(OID.description, fields.description, 'description');
   utf8(OID.commonName, fields.commonName, 'commonName');
   return attributes;
 }
@@ -278,112 +291,6 @@ function reusableAttributes(attributes: forge.pki.CertificateField[]): forge.pki
         ? forge.util.decodeUtf8(attribute.value as string)
         : attribute.value,
   }));
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The Aadhaar eSign profile of the sandbox ESP
-
-/**
- * The identity the sandbox ESP puts into an Aadhaar eSign certificate (what Aadhaar e-KYC returns, minus the
- * full number).
- *
- * Subject profile (DER order, most general first). It uses the attributes Indian eSign certificates carry
- * (C=IN, state, postal code, O=Personal, serialNumber, pseudonym) but is this sandbox's own: it is not a copy of any
- * real ESP's profile, and it holds the values in the clear so that `aadhaar_cert_details` can be read back:
- *
- * | attribute (OID)          | type            | value                                   | example               |
- * |--------------------------|-----------------|-----------------------------------------|-----------------------|
- * | C  countryName (2.5.4.6) | PrintableString | always `IN`                             | `IN`                  |
- * | ST stateOrProvinceName   | UTF8String      | `state` as given                        | `Karnataka`           |
- * | postalCode (2.5.4.17)    | UTF8String      | `pinCode`, 6 digits                     | `560001`              |
- * | O  organizationName      | UTF8String      | always `Personal` (an individual)       | `Personal`            |
- * | pseudonym (2.5.4.65)     | UTF8String      | `YOB:<yearOfBirth>;G:<gender>`          | `YOB:1990;G:M`        |
- * | serialNumber (2.5.4.5)   | PrintableString | `XXXXXXXX` + `aadhaarLast4` (masked)    | `XXXXXXXX1234`        |
- * | CN commonName (2.5.4.3)  | UTF8String      | `name` exactly as given                 | `José Kumar`          |
- *
- * A certificate is of this profile when all seven are present, O is `Personal`, serialNumber is eight `X` and
- * four digits, pseudonym matches `YOB:dddd;G:M|F|T` and postalCode has six digits. The full Aadhaar number is
- * never put into a certificate.
- */
-export interface AadhaarIdentity {
-  name: string;
-  state: string;
-  /** Six-digit Indian postal index number. */
-  pinCode: string;
-  /** Four digits, e.g. "1990". */
-  yearOfBirth: string;
-  /** M(ale), F(emale) or T(ransgender), as UIDAI records it. */
-  gender: 'M' | 'F' | 'T';
-  /** The last four digits of the Aadhaar number. */
-  aadhaarLast4: string;
-}
-
-export interface AadhaarCertDetails {
-  name: string;
-  country: string;
-  state: string;
-  pin_code: string;
-  /** Masked: "XXXXXXXX" followed by the last four digits. */
-  aadhaar: string;
-  year_of_birth: string;
-  gender: string;
-}
-
-export const AADHAAR_ORGANIZATION = 'Personal';
-const MASKED_AADHAAR = /^X{8}([0-9]{4})$/;
-const PSEUDONYM = /^YOB:([0-9]{4});G:([MFT])$/;
-const PIN_CODE = /^[1-9][0-9]{5}$/;
-
-/** The subject of the sandbox ESP's Aadhaar eSign certificate for `identity` (profile: see `AadhaarIdentity`). */
-export function aadhaarSubject(identity: AadhaarIdentity): SubjectFields {
-  const { name, state, pinCode, yearOfBirth, gender, aadhaarLast4 } = identity;
-  if (typeof name !== 'string' || name.trim() === '') throw new RangeError('aadhaar identity: name is required');
-  if (typeof state !== 'string' || state.trim() === '') throw new RangeError('aadhaar identity: state is required');
-  if (!PIN_CODE.test(pinCode)) throw new RangeError('aadhaar identity: pinCode must be 6 digits');
-  if (!/^[0-9]{4}$/.test(yearOfBirth)) throw new RangeError('aadhaar identity: yearOfBirth must be 4 digits');
-  if (gender !== 'M' && gender !== 'F' && gender !== 'T') throw new RangeError('aadhaar identity: gender must be M, F or T');
-  if (!/^[0-9]{4}$/.test(aadhaarLast4)) throw new RangeError('aadhaar identity: aadhaarLast4 must be 4 digits');
-  return {
-    country: 'IN',
-    state,
-    postalCode: pinCode,
-    organization: AADHAAR_ORGANIZATION,
-    pseudonym: `YOB:${yearOfBirth};G:${gender}`,
-    serialNumber: `XXXXXXXX${aadhaarLast4}`,
-    commonName: name,
-  };
-}
-
-/**
- * `aadhaar_cert_details` read back from a certificate of the sandbox ESP's Aadhaar profile (the inverse of
- * `aadhaarSubject`), or null when the certificate's subject is not of that profile. Throws when `certificatePem`
- * is not a certificate at all.
- */
-export function readAadhaarCertDetails(certificatePem: string): AadhaarCertDetails | null {
-  const values = new Map<string, string[]>();
-  for (const { type, value } of readNames(certificatePem).subject) values.set(type, [...(values.get(type) ?? []), value]);
-  /** The attribute's value when it occurs exactly once. */
-  const one = (type: string) => {
-    const found = values.get(type);
-    return found?.length === 1 ? found[0]! : undefined;
-  };
-  const name = one(OID.commonName);
-  const country = one(OID.country);
-  const state = one(OID.state);
-  const pinCode = one(OID.postalCode);
-  const masked = MASKED_AADHAAR.exec(one(OID.serialNumber) ?? '');
-  const pseudonym = PSEUDONYM.exec(one(OID.pseudonym) ?? '');
-  if (!name || !country || !state || !pinCode || !PIN_CODE.test(pinCode) || !masked || !pseudonym) return null;
-  if (one(OID.organization) !== AADHAAR_ORGANIZATION) return null;
-  return {
-    name,
-    country,
-    state,
-    pin_code: pinCode,
-    aadhaar: masked[0],
-    year_of_birth: pseudonym[1]!,
-    gender: pseudonym[2]!,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -426,6 +333,11 @@ export function describeCertificate(certificatePem: string): CertificateDescript
 /** True when `privateKeyPem` is the key of the certificate. */
 export function keyMatchesCertificate(privateKeyPem: string, certificatePem: string): boolean {
   return new X509Certificate(certificatePem).checkPrivateKey(createPrivateKey(privateKeyPem));
+}
+
+/** The certificate's subject attributes, as encoded (most general first), decoded to text. Throws when not a certificate. */
+export function subjectAttributes(certificatePem: string): NameAttribute[] {
+  return readNames(certificatePem).subject;
 }
 
 /** Subject and issuer read with forge's DER parser only, so certificates with any key type (EC too) can be read. */

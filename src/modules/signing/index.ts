@@ -9,13 +9,8 @@ import { sandboxRevocationRouter } from './revocation/sandbox-revocation';
 import { sandboxTsaRouter } from './tsa/sandbox-tsa';
 import { sandboxEspGateway } from './esp/esp-adapter';
 
-export {
-  createRootCa,
-  describeCertificate,
-  issueSigningCertificate,
-  readAadhaarCertDetails,
-  type AadhaarCertDetails,
-} from './certificates';
+export { readAadhaarCertDetails, type AadhaarCertDetails } from './aadhaar-certificate';
+export { createRootCa, describeCertificate, issueSigningCertificate } from './certificates';
 export { signDetachedCms, type SigningIdentity } from './cms-sign';
 export {
   buildEspRequest,

@@ -25,7 +25,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { SecretBox } from '../../../platform/crypto/secret-box';
-import { aadhaarSubject, issueSigningCertificate, type KeyAndCertificate, type RevocationPointers } from '../certificates';
+import { aadhaarSubject } from '../aadhaar-certificate';
+import { issueSigningCertificate, type KeyAndCertificate, type RevocationPointers } from '../certificates';
 import { signDetachedCmsOverDigest } from '../cms-sign';
 import { normalizeAadhaarNumber } from '../verhoeff';
 import { parseAndVerifyEsignRequest, type ParsedEsignRequest } from './cca/esign-request';
