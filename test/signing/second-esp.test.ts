@@ -359,7 +359,7 @@ describe('a second ESP (CCA eSign 2.1, its own CA and certificate layout)', () =
         expect(text).not.toContain('root element');
       }
       const refused = (await audit(clientId)).filter((event) => event.event === 'esp_response_refused');
-      // The three forms name the transaction; the bodies that are not forms name none.
+      // The forms name the transaction, and so does the XML sent as text/plain; the empty body and the JSON name none.
       expect(refused.map((event) => event.details)).toEqual([
         {
           txn,
@@ -369,6 +369,11 @@ describe('a second ESP (CCA eSign 2.1, its own CA and certificate layout)', () =
         {
           txn,
           reason: 'the form carries no eSign response: it has no eSignResponse or msg field (fields sent: espTxnID, txnref)',
+        },
+        {
+          txn,
+          reason:
+            'no eSign response: expected a form (application/x-www-form-urlencoded) with an eSignResponse or msg field, or the XML itself as application/xml or text/xml, but got Content-Type text/plain',
         },
       ]);
       expect(await transactionStatus(txn)).toBe('pending');

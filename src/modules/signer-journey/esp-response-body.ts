@@ -7,7 +7,7 @@ import { claimedTxn } from '../signing';
  * eMudhra, the sandbox) or `msg` (NSDL's field name), the XML as is or its base64; eSign 3.x ESPs POST the XML
  * itself (application/xml or text/xml). Anything else is refused with a reason that names what was missing; the
  * transaction it names, if any (an `aspTxnID`/`txn` field, a `txnref`, or the `txn` of XML sent under another
- * field name), gets the refusal in its audit trail.
+ * field name or Content-Type), gets the refusal in its audit trail.
  */
 export const ESP_RESPONSE_FIELDS = ['eSignResponse', 'msg'] as const;
 export const ESP_RESPONSE_XML_TYPES = ['application/xml', 'text/xml'];
@@ -39,10 +39,11 @@ export function espResponseBody(req: Request): EspResponseBody {
     return { via: 'xml', xml: text };
   }
   const type = /^[\w.+/-]{1,100}/.exec(req.headers['content-type'] ?? '')?.[0];
+  const sent = typeof req.body === 'string' ? fieldXml(req.body) : null;
   return {
     via: 'other',
     refused: `no eSign response: expected a form (application/x-www-form-urlencoded) with an eSignResponse or msg field, or the XML itself as application/xml or text/xml, but got ${type ? `Content-Type ${type}` : 'no Content-Type'}`,
-    txn: null,
+    txn: sent ? claimedTxn(sent) : null,
   };
 }
 

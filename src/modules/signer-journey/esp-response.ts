@@ -20,8 +20,10 @@ export function createEspResponseRouter(services: AppServices): express.Router {
   const policies = ratePolicies(services.config);
   const form = express.urlencoded({ extended: false, limit: MAX_ESIGN_XML_BYTES * 3 + 4096, parameterLimit: 10 });
   const xml = express.text({ type: ESP_RESPONSE_XML_TYPES, limit: MAX_ESIGN_XML_BYTES });
+  // Any other body, read only to name the transaction of a refusal (XML sent as text/plain, say).
+  const other = express.text({ type: () => true, limit: MAX_ESIGN_XML_BYTES * 3 + 4096 });
 
-  router.post('/:backend', form, xml, (req: Request, res: Response, next: NextFunction) => {
+  router.post('/:backend', form, xml, other, (req: Request, res: Response, next: NextFunction) => {
     try {
       takeRequest(services.rateLimiter, policies.address, req.ip ?? 'unknown', res);
     } catch (error) {
