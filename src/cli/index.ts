@@ -5,15 +5,11 @@
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { ConfigError, loadConfig } from '../config';
-import { composition } from '../modules';
-import { createUser, issueAccessToken, revokeAccessToken, TOKEN_SCOPES, type TokenScope } from '../modules/users';
-import { creditWallet } from '../modules/wallet';
-import { openDatabase } from '../platform/bootstrap';
-import { openOrm, type Orm } from '../platform/db/orm';
-import { AppError } from '../platform/errors';
 import { parseRupees } from '../platform/money';
+import { AppError } from '../platform/errors';
+import type { TokenScope } from '../modules/users';
+import type { Orm } from '../platform/db/orm';
 
 const USAGE = `usage: npm run cli -- <command>
   users create --email EMAIL                        create a user and its first access token
@@ -25,7 +21,12 @@ const USAGE = `usage: npm run cli -- <command>
 
 class UsageError extends Error {}
 
-type Command = (orm: Orm, args: { values: Record<string, string | undefined>; positionals: string[] }) => Promise<unknown>;
+type Args = { values: Record<string, string | undefined>; positionals: string[] };
+/**
+ * A command checks its arguments (throwing UsageError) and answers what to run once the database is open: a mistyped
+ * call is answered at once, without loading the whole service or opening a connection.
+ */
+type Command = (args: Args) => Promise<(orm: Orm) => Promise<unknown>>;
 
 function required(values: Record<string, string | undefined>, name: string): string {
   const value = values[name];
@@ -34,8 +35,13 @@ function required(values: Record<string, string | undefined>, name: string): str
 }
 
 const commands: Record<string, Command> = {
-  'users create': (orm, { values }) => createUser(orm.em.fork(), { email: required(values, 'email') }),
-  'tokens create': (orm, { values }) => {
+  'users create': async ({ values }) => {
+    const email = required(values, 'email');
+    const { createUser } = await import('../modules/users/index.js');
+    return (orm) => createUser(orm.em.fork(), { email });
+  },
+  'tokens create': async ({ values }) => {
+    const { issueAccessToken, TOKEN_SCOPES } = await import('../modules/users/index.js');
     const expires = values['expires-in'];
     const seconds = expires === undefined ? undefined : Number(expires);
     if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
@@ -43,21 +49,26 @@ const commands: Record<string, Command> = {
     }
     const scope = values.scope ?? 'user';
     if (!TOKEN_SCOPES.includes(scope as TokenScope)) throw new UsageError(`--scope must be one of ${TOKEN_SCOPES.join(', ')}`);
-    return issueAccessToken(orm.em.fork(), required(values, 'user'), {
-      expiresInSeconds: seconds,
-      label: values.label,
-      scope: scope as TokenScope,
-    });
+    const user = required(values, 'user');
+    return (orm) =>
+      issueAccessToken(orm.em.fork(), user, {
+        expiresInSeconds: seconds,
+        label: values.label,
+        scope: scope as TokenScope,
+      });
   },
-  'tokens revoke': (orm, { positionals }) => {
+  'tokens revoke': async ({ positionals }) => {
     const tokenId = positionals[2];
     if (!tokenId) throw new UsageError('tokens revoke needs a TOKEN_ID (tok_...)');
-    return revokeAccessToken(orm.em.fork(), tokenId);
+    const { revokeAccessToken } = await import('../modules/users/index.js');
+    return (orm) => revokeAccessToken(orm.em.fork(), tokenId);
   },
-  'wallet credit': (orm, { values }) => {
+  'wallet credit': async ({ values }) => {
     const paise = parseRupees(required(values, 'amount'));
     if (paise === null || paise <= 0n) throw new UsageError('--amount must be rupees greater than 0, at most 2 decimals');
-    return creditWallet(orm.em.fork(), required(values, 'user'), paise);
+    const user = required(values, 'user');
+    const { creditWallet } = await import('../modules/wallet/index.js');
+    return (orm) => creditWallet(orm.em.fork(), user, paise);
   },
 };
 
@@ -81,16 +92,19 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return parsed.values.help ? 0 : 64;
   }
+  const run = await command({ values: parsed.values as Record<string, string | undefined>, positionals: parsed.positionals });
+  const [{ default: pino }, { composition }, { openDatabase }, { openOrm }] = await Promise.all([
+    import('pino'),
+    import('../modules.js'),
+    import('../platform/bootstrap.js'),
+    import('../platform/db/orm.js'),
+  ]);
   const config = loadConfig();
   const log = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
   const database = await openDatabase(config, log);
   const orm = await openOrm(database.url, { entities: composition.entities, poolMax: 2, log });
   try {
-    const result = await command(orm, {
-      values: parsed.values as Record<string, string | undefined>,
-      positionals: parsed.positionals,
-    });
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`${JSON.stringify(await run(orm))}\n`);
     return 0;
   } finally {
     await orm.close();

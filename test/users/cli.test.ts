@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,12 +20,12 @@ interface CliRun {
 
 /** Runs the compiled CLI as an operator would, against the given database. */
 function runCli(args: string[], databaseUrl: string): Promise<CliRun> {
+  return run(process.execPath, [CLI, ...args], { cwd: ROOT, env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } });
+}
+
+function run(command: string, args: string[], { cwd, env = {} }: { cwd: string; env?: Record<string, string> }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -412,6 +413,78 @@ describe('the CLI', () => {
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(/^usage:/);
+    });
+  });
+
+  describe('npm run cli: the launcher (scripts/run-built.mjs)', () => {
+    const COMPILING = /^Compiling \(the sources changed since the last build\)/m;
+    let project: string;
+    const launch = (...args: string[]) =>
+      run(process.execPath, ['scripts/run-built.mjs', 'src/cli/index.ts', '--', ...args], { cwd: project });
+    const writeEntry = (source: string) => writeFileSync(path.join(project, 'src/cli/index.ts'), source);
+    const entry = (version: number) =>
+      `const args = process.argv.slice(2);\nconsole.log(JSON.stringify({ args, version: ${version} }));\nprocess.exitCode = args.includes('fail') ? 3 : 0;\n`;
+
+    // A project of its own with the repository's launcher and tsconfig.json and a one-line entry: what the launcher
+    // does is seen without rebuilding (or touching) the service's own dist/.
+    beforeAll(() => {
+      project = mkdtempSync(path.join(os.tmpdir(), 'run-built-'));
+      mkdirSync(path.join(project, 'scripts'));
+      mkdirSync(path.join(project, 'src/cli'), { recursive: true });
+      copyFileSync(path.join(ROOT, 'scripts/run-built.mjs'), path.join(project, 'scripts/run-built.mjs'));
+      copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(project, 'tsconfig.json'));
+      writeFileSync(path.join(project, 'package.json'), '{"private": true}\n');
+      symlinkSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(project, 'node_modules'));
+      writeEntry(entry(1));
+    });
+    afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+    it(
+      'compiles a fresh checkout once, then runs the built code without compiling until a source changes',
+      { timeout: 120_000 },
+      async () => {
+        const first = await launch('wallet', 'credit');
+        expect(first.code, first.stderr).toBe(0);
+        expect(first.stderr).toMatch(COMPILING);
+        expect(JSON.parse(first.stdout)).toEqual({ args: ['wallet', 'credit'], version: 1 });
+        expect(existsSync(path.join(project, 'dist/src/cli/index.js'))).toBe(true);
+
+        const current = await launch('--amount', '5');
+        expect(current.code, current.stderr).toBe(0);
+        expect(current.stderr).not.toMatch(COMPILING);
+        expect(JSON.parse(current.stdout)).toEqual({ args: ['--amount', '5'], version: 1 });
+
+        writeEntry(entry(2));
+        const changed = await launch();
+        expect(changed.stderr).toMatch(COMPILING);
+        expect(JSON.parse(changed.stdout)).toEqual({ args: [], version: 2 });
+        expect((await launch()).stderr).not.toMatch(COMPILING);
+      },
+    );
+
+    it('passes the exit code on, and a source that does not compile stops it until fixed', { timeout: 120_000 }, async () => {
+      const failing = await launch('fail');
+      expect(failing.code).toBe(3);
+
+      writeEntry('const broken: number = "text";\n');
+      const broken = await launch();
+      expect(broken.code).not.toBe(0);
+      expect(broken.stderr).toMatch(/error TS2322/);
+      expect(broken.stdout).toBe('');
+      // Still stale: the next call compiles again rather than running what tsc emitted.
+      expect((await launch()).stderr).toMatch(/error TS2322/);
+
+      writeEntry(entry(3));
+      const fixed = await launch('ok');
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect(JSON.parse(fixed.stdout)).toEqual({ args: ['ok'], version: 3 });
+    });
+
+    it('`npm run -s cli -- --help` runs the service’s CLI', { timeout: 120_000 }, async () => {
+      const help = await run('npm', ['run', '-s', 'cli', '--', '--help'], { cwd: ROOT });
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toBe('');
+      expect(help.stderr).toMatch(/^usage: npm run cli -- <command>$/m);
     });
   });
 });
