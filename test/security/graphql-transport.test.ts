@@ -11,12 +11,10 @@ import {
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { recordSignature } from '../../src/modules/esign/record-signature';
 import { issueAccessToken, revokeAccessToken } from '../../src/modules/users/access-tokens';
 import { GRAPHQL_MAX_REQUEST_BYTES } from '../../src/platform/graphql/limits';
 import { appPort as freePort, startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
-import { corpusFile } from '../helpers/fixtures';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
 import { startServiceProcess } from '../helpers/process';
 
@@ -194,15 +192,9 @@ describe('graphql-ws connections end with their access token', () => {
     const second = connect(watcher.token);
     await Promise.all([first.connected, second.connected]);
     const updates = operate(first.client, SESSION_UPDATES, { client_id: session.client_id });
-    await sleep(300); // the subscription's access check, then its LISTEN hand-off
 
-    // Live before the revocation: the first signature arrives.
-    await recordSignature(app.services, em(), {
-      sessionId: session.client_id,
-      signerId: session.signers[0].signer_id,
-      signedPdf: corpusFile('001-trivial/minimal-document.pdf'),
-    });
-    await until(() => updates.results.length === 1, 'the update before the revocation');
+    // Live before the revocation: its starting state arrives.
+    await until(() => updates.results.length === 1, 'the starting state before the revocation');
     expect(updates.results[0].data).toEqual({ esignSessionUpdated: { client_id: session.client_id, status: 'pending' } });
 
     await revokeAccessToken(em(), watcher.token_id);
@@ -242,7 +234,7 @@ describe('graphql-ws connections end with their access token', () => {
       const remote = connect(watcher.token, otherUrl);
       await remote.connected;
       const updates = operate(remote.client, SESSION_UPDATES, { client_id: session.client_id });
-      await sleep(300);
+      await until(() => updates.results.length === 1, 'the starting state from the other process');
 
       // Revoked from this process (as the CLI would from its own): the other process closes its socket.
       await revokeAccessToken(em(), watcher.token_id);
@@ -251,7 +243,8 @@ describe('graphql-ws connections end with their access token', () => {
 
       await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } });
       await sleep(500);
-      expect(updates.results).toEqual([]);
+      // The starting state only: nothing after the revocation.
+      expect(updates.results).toEqual([{ data: { esignSessionUpdated: { client_id: session.client_id, status: 'pending' } } }]);
       await stillAnswers(otherUrl);
     } finally {
       other.child.kill('SIGTERM');
@@ -393,10 +386,13 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
     });
     expect(meanwhile.results).toEqual([{ data: { me: { user_id: owner.user_id } } }]);
 
-    await sleep(300);
+    await until(() => watching.results.length === 1, 'the starting state of the subscription that shares the socket');
     await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } });
-    await until(() => watching.results.length === 1, 'the update of the subscription that shares the socket');
-    expect(watching.results[0].data).toEqual({ esignSessionUpdated: { client_id: session.client_id, status: 'cancelled' } });
+    await until(() => watching.results.length === 2, 'the update of the subscription that shares the socket');
+    expect(watching.results.map((result) => result.data)).toEqual([
+      { esignSessionUpdated: { client_id: session.client_id, status: 'pending' } },
+      { esignSessionUpdated: { client_id: session.client_id, status: 'cancelled' } },
+    ]);
     expect(connection.closes).toEqual([]);
 
     const http = await postGraphQL(app, owner.token, JSON.stringify({ query: broken }));

@@ -1,6 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { ownedOrNotFound, ownedOrNull } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
+import { startingWith } from '../../platform/graphql/starting-point';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { PageArgs } from '../../platform/graphql/paging';
 import { FileInfoType, toFileInfo } from '../files';
@@ -172,12 +173,14 @@ export class EsignSessionResolver {
   }
 
   @Subscription(() => EsignSessionType, {
-    description: 'Every status change of the session and its signers, as the session then reads.',
+    description: 'The session as it reads now, at once, then after every status change of it and its signers, as it then reads.',
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
-      await getOwnSession(ctx.services, ctx.em, ctx.actor, args.client_id as string);
-      // The topic is the session's own id, checked above; each event is checked again as it is read.
-      return ctx.services.events.subscribe(sessionTopic(args.client_id as string));
+      const clientId = args.client_id as string;
+      await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId);
+      // The topic is the session's own id, checked above; each event is checked again as it is read. Listening
+      // starts before the current state is read, so a change between the two is not lost.
+      return startingWith({ client_id: clientId }, ctx.services.events.listen(sessionTopic(clientId)));
     },
   })
   async esignSessionUpdated(

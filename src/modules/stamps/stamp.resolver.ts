@@ -15,6 +15,7 @@ import {
 } from 'type-graphql';
 import { ownedOrNotFound, ownedOrNull } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
+import { startingWith } from '../../platform/graphql/starting-point';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, RequiredPageArgs, windowOf } from '../../platform/graphql/paging';
 import { MaxItems } from '../../platform/graphql/operation-limits';
@@ -125,12 +126,14 @@ export class StampOrderResolver {
   }
 
   @Subscription(() => StampOrderType, {
-    description: 'The order as it reads whenever procurement moves it.',
+    description: 'The order as it reads now, at once, then whenever procurement moves it.',
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
-      await getOwnOrder(ctx.em, ctx.actor, args.client_id as string);
-      // The topic is the order's own id, checked above; each event is checked again as it is read.
-      return ctx.services.events.subscribe(orderTopic(args.client_id as string));
+      const clientId = args.client_id as string;
+      await getOwnOrder(ctx.em, ctx.actor, clientId);
+      // The topic is the order's own id, checked above; each event is checked again as it is read. Listening
+      // starts before the current state is read, so a change between the two is not lost.
+      return startingWith({ client_id: clientId }, ctx.services.events.listen(orderTopic(clientId)));
     },
   })
   async stampOrderUpdated(

@@ -12,6 +12,9 @@ export interface BusMessage {
   detail: Record<string, unknown>;
 }
 
+/** Events kept for a listener that has not read them yet (see EventBus.listen). */
+const LISTEN_BUFFER = 100;
+
 /** Hundreds of subscribers of one topic are normal here, not a leak. */
 function eventTargetWithoutListenerLimit(): EventTarget {
   const target = new EventTarget();
@@ -92,6 +95,52 @@ export class EventBus {
 
   subscribe(topic: string): AsyncIterable<Record<string, unknown>> {
     return this.pubSub.subscribe(topic) as AsyncIterable<Record<string, unknown>>;
+  }
+
+  /**
+   * Listens on `topic` from this call on (not from the first `next()`, as `subscribe` does): what is published
+   * between this call and the consumer's first read is kept for it. At most LISTEN_BUFFER events wait; beyond that
+   * the oldest go (subscribers read the resource afresh on each event, so the newest carries what the others did).
+   */
+  listen(topic: string): AsyncIterableIterator<Record<string, unknown>> {
+    const queue: Record<string, unknown>[] = [];
+    let waiting: ((step: IteratorResult<Record<string, unknown>>) => void) | undefined;
+    let closed = false;
+    const listener = (event: Event) => {
+      const detail = (event as CustomEvent<Record<string, unknown>>).detail;
+      if (waiting) {
+        const wake = waiting;
+        waiting = undefined;
+        wake({ done: false, value: detail });
+      } else if (queue.push(detail) > LISTEN_BUFFER) queue.shift();
+    };
+    this.target.addEventListener(topic, listener);
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      this.target.removeEventListener(topic, listener);
+      queue.length = 0;
+      waiting?.({ done: true, value: undefined });
+      waiting = undefined;
+    };
+    const events: AsyncIterableIterator<Record<string, unknown>> = {
+      [Symbol.asyncIterator]: () => events,
+      next: () =>
+        queue.length > 0
+          ? Promise.resolve({ done: false, value: queue.shift()! })
+          : closed
+            ? Promise.resolve({ done: true, value: undefined })
+            : new Promise((resolve) => (waiting = resolve)),
+      return: async () => {
+        close();
+        return { done: true, value: undefined };
+      },
+      throw: async (error: unknown) => {
+        close();
+        throw error;
+      },
+    };
+    return events;
   }
 
   /** How many subscribers of this process listen on `topic` now (tests wait on it rather than sleep). */

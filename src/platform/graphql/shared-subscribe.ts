@@ -1,4 +1,5 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { STARTS_WITH_STATE, type StartingPointStream } from './starting-point';
 
 type Result = ExecutionResult | Promise<ExecutionResult>;
 
@@ -18,6 +19,10 @@ export async function subscribeSharingResults(
   const stream = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in stream)) return stream as ExecutionResult;
   const events = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  // A stream that starts with the current state sends changes: an answer equal to the one before it says nothing
+  // new (an event already shown by the starting read, or a change outside the selection) and is not sent.
+  const changesOnly = (stream as Partial<StartingPointStream>)[STARTS_WITH_STATE] === true;
+  let lastSent: string | undefined;
 
   const run = (payload: unknown): Result => {
     if (typeof payload !== 'object' || payload === null) return execute({ ...args, rootValue: payload });
@@ -33,8 +38,16 @@ export async function subscribeSharingResults(
   const iterator: AsyncIterableIterator<ExecutionResult> = {
     [Symbol.asyncIterator]: () => iterator,
     async next() {
-      const step = await events.next();
-      return step.done ? { done: true, value: undefined } : { done: false, value: await run(step.value) };
+      for (;;) {
+        const step = await events.next();
+        if (step.done) return { done: true, value: undefined };
+        const result = await run(step.value);
+        if (!changesOnly) return { done: false, value: result };
+        const json = JSON.stringify(result);
+        if (json === lastSent) continue;
+        lastSent = json;
+        return { done: false, value: result };
+      }
     },
     async return() {
       await events.return?.();
