@@ -23,7 +23,8 @@ describe('Aadhaar signing through an ESP (CCA eSign API 2.1)', () => {
   let file: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { ESP_SANDBOX_TIMEOUT_SECONDS: '3' } });
+    // A timeout no step of a loaded machine reaches; the timeout test moves a transaction's deadline instead of waiting.
+    app = await startTestApp({ env: { ESP_SANDBOX_TIMEOUT_SECONDS: '600' } });
     owner = await app.createUser();
     file = await uploadPdf(app, owner.token);
   });
@@ -45,6 +46,9 @@ describe('Aadhaar signing through an ESP (CCA eSign API 2.1)', () => {
     return { clientId: session.client_id, token: session.signers[0]!.token };
   };
   const em = () => app.services.orm.em.fork();
+  /** The ESP's time for a transaction runs out (its deadline moves into the past, as waiting it out would). */
+  const pastDeadline = (txn: string) =>
+    em().getConnection().execute(`update esp_transactions set expires_at = now() - interval '1 second' where txn = ?`, [txn]);
 
   /** The signer up to the ESP's answer, which is kept instead of delivered: the form the browser would post back. */
   async function responseHeldBack(token: string, action: 'sign' | 'cancel' = 'sign') {
@@ -275,7 +279,7 @@ describe('Aadhaar signing through an ESP (CCA eSign API 2.1)', () => {
     const again = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
     expect(again.status).toBe(409);
     expect(again.body.data ?? again.body).toBeTruthy();
-    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    await pastDeadline(late.txn);
     const view = (await signerApi(app, 'GET', '/session', token)).body.data;
     expect(view.signer.esp_transaction).toMatchObject({ txn: late.txn, status: 'expired', error_code: 'esp_timeout' });
     const restarted = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
@@ -293,7 +297,7 @@ describe('Aadhaar signing through an ESP (CCA eSign API 2.1)', () => {
         'pending',
       ]);
     expect(await app.services.blobs.stat(row.prepared_key)).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    await pastDeadline(row.txn);
     expect(await expireDueEspTransactions(app.services, em(), 100)).toBeGreaterThanOrEqual(1);
     expect(await app.services.blobs.stat(row.prepared_key)).toBeNull();
     const [after] = await em()
