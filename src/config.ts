@@ -209,10 +209,14 @@ export interface AppConfig {
 /** One ESP backend: `ESP_<NAME>_*` (the built-in sandbox needs none of them). */
 export interface EspConfig {
   name: string;
-  /** The ESP's gateway: the signer's browser POSTs the signed request here. */
+  /** The ESP's gateway: 2.1, the signer's browser POSTs the signed request here; 3.2, this service POSTs it here. */
   url: string;
   /** The CCA eSign API version spoken: `2.1` (the browser carries the response back) or `3.2` (the ESP posts it). */
   version: '2.1' | '3.2';
+  /** 3.2: the ESP's authentication page, where the signer's browser is sent with `txnref` once the ESP acknowledged. */
+  authUrl?: string;
+  /** 3.2: how long the server-to-server request waits for the ESP's acknowledgement. */
+  ackTimeoutSeconds: number;
   aspId: string;
   /** The ESP's response-signing certificate (PEM); the built-in sandbox's is its own key in the database. */
   certificatePem?: string;
@@ -390,7 +394,8 @@ const ESP_URL = /^ESP_([A-Z0-9]+)_URL$/;
 
 /**
  * The ESP backends: each `ESP_<NAME>_URL` with its `_CERT` (PEM text or a file), `_ASP_ID`, `_ASP_PFX`,
- * `_ASP_PFX_PASSWORD`, `_VERSION` (2.1 or 3.2) and `_TIMEOUT_SECONDS`; the backend is `<name>` in lower case. In
+ * `_ASP_PFX_PASSWORD`, `_VERSION` (2.1 or 3.2) and `_TIMEOUT_SECONDS`, and for 3.2 `_AUTH_URL` (the ESP's
+ * authentication page) and `_ACK_TIMEOUT_SECONDS`; the backend is `<name>` in lower case. In
  * sandbox (and in production with ALLOW_SANDBOX_ESP) `sandbox` is the built-in gateway unless ESP_SANDBOX_URL names
  * another, which then needs its certificate and an ASP key like any ESP.
  */
@@ -410,6 +415,12 @@ function espBackends(source: NodeJS.ProcessEnv, env: Env, publicUrl: string, pro
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) problems.push(`ESP_${name}_TIMEOUT_SECONDS: 1 to 86400`);
     const url = builtIn ? `${publicUrl}/sandbox/esp` : value('URL')!;
     if (!/^https?:\/\/\S+$/.test(url)) problems.push(`ESP_${name}_URL: an http(s) URL`);
+    const authUrl = builtIn ? `${publicUrl}/sandbox/esp/authpage` : value('AUTH_URL');
+    if (version === '3.2' && !authUrl) problems.push(`ESP_${name}_AUTH_URL: required with ESP_${name}_VERSION=3.2`);
+    if (authUrl && !/^https?:\/\/\S+$/.test(authUrl)) problems.push(`ESP_${name}_AUTH_URL: an http(s) URL`);
+    const ackTimeout = Number(value('ACK_TIMEOUT_SECONDS') ?? 20);
+    if (!Number.isInteger(ackTimeout) || ackTimeout < 1 || ackTimeout > 120)
+      problems.push(`ESP_${name}_ACK_TIMEOUT_SECONDS: 1 to 120`);
     if (!builtIn) {
       for (const required of ['CERT', 'ASP_ID', 'ASP_PFX']) {
         if (!value(required)) problems.push(`ESP_${name}_${required}: required with ESP_${name}_URL`);
@@ -420,6 +431,8 @@ function espBackends(source: NodeJS.ProcessEnv, env: Env, publicUrl: string, pro
       name: name.toLowerCase(),
       url,
       version: version === '3.2' ? '3.2' : '2.1',
+      ...(version === '3.2' && authUrl ? { authUrl } : {}),
+      ackTimeoutSeconds: ackTimeout,
       aspId: value('ASP_ID') ?? 'ESIGN-SANDBOX-ASP',
       certificatePem: builtIn ? undefined : pemOrFile(`ESP_${name}_CERT`, value('CERT'), problems),
       aspPfx: builtIn || !pfx ? undefined : { path: path.resolve(pfx), password: source[`ESP_${name}_ASP_PFX_PASSWORD`] ?? '' },

@@ -61,7 +61,10 @@ async function main(): Promise<void> {
   app.get('/', (_req, res) => {
     res
       .type('text/plain')
-      .send('Sandbox eSign Service Provider: POST the form field eSignRequest (CCA eSign API 2.1 or 3.2) here.\n');
+      .send(
+        'Sandbox eSign Service Provider: POST the form field eSignRequest (CCA eSign API 2.1) here, or the request XML ' +
+          '(3.2, application/xml) for its signed acknowledgement; then send the signer to /authpage?txnref=...\n',
+      );
   });
   app.use(
     '/',

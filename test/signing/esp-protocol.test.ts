@@ -19,7 +19,13 @@ import {
   parseAndVerifyEsignResponse,
   verifyEsignSignature,
 } from '../../src/modules/signing/esp/cca/esign-response';
-import { EsignXmlError, MAX_ESIGN_XML_BYTES } from '../../src/modules/signing/esp/cca/xml-dsig';
+import {
+  buildEsignAcknowledgement,
+  esignTxnRef,
+  parseAndVerifyEsignAcknowledgement,
+  readEsignTxnRef,
+} from '../../src/modules/signing/esp/cca/esign-ack';
+import { EsignXmlError, MAX_ESIGN_XML_BYTES, signEnveloped } from '../../src/modules/signing/esp/cca/xml-dsig';
 import { GATEWAY_ERRORS, sandboxEspGatewayRouter } from '../../src/modules/signing/esp/sandbox-esp-gateway';
 import { hasOpenssl, openssl } from '../helpers/openssl';
 import { formOf, postForm } from '../helpers/factories';
@@ -376,6 +382,85 @@ describe('CCA eSign API: requests, responses and the sandbox ESP gateway', () =>
     });
   });
 
+  describe('the 3.2 acknowledgement', () => {
+    it('reads back an acceptance and a refusal (errCode/errMsg, or errorCode/errorMessage as eMudhra writes them)', () => {
+      const accepted = buildEsignAcknowledgement({
+        version: '3.2',
+        txn: 't-1',
+        resCode: 'R-1',
+        signer: espResponseSigner,
+        status: 'accepted',
+      });
+      expect(accepted).toMatch(/<EsignResp ver="3\.2" status="2" ts="[^"]+" txn="t-1" resCode="R-1" errCode="" errMsg="">/);
+      if (hasXmlsec1) expect(xmlsec1Verify(accepted, espResponseSigner.certificatePem).ok).toBe(true);
+      expect(parseAndVerifyEsignAcknowledgement(accepted, espResponseSigner.certificatePem)).toMatchObject({
+        status: '2',
+        txn: 't-1',
+        resCode: 'R-1',
+      });
+      const refused = buildEsignAcknowledgement({
+        version: '3.2',
+        txn: 't-2',
+        resCode: 'R-2',
+        signer: espResponseSigner,
+        status: 'refused',
+        errCode: 'ESP-101',
+        errMsg: 'No',
+      });
+      expect(parseAndVerifyEsignAcknowledgement(refused, espResponseSigner.certificatePem)).toMatchObject({
+        status: '0',
+        errCode: 'ESP-101',
+        errMsg: 'No',
+      });
+      const emudhra = signEnveloped(
+        '<EsignResp ver="3.2" status="0" ts="2026-01-01T10:00:00" txn="t-3" resCode="" errorCode="ESP-102" errorMessage="Refused"/>',
+        espResponseSigner,
+      );
+      expect(parseAndVerifyEsignAcknowledgement(emudhra, espResponseSigner.certificatePem)).toMatchObject({
+        status: '0',
+        errCode: 'ESP-102',
+        errMsg: 'Refused',
+      });
+    });
+
+    it('refuses a final response, an acceptance without resCode, another key and a tampered copy', () => {
+      const final = signEnveloped(
+        '<EsignResp ver="3.2" status="1" ts="2026-01-01T10:00:00" txn="t-5" resCode="R"/>',
+        espResponseSigner,
+      );
+      expectRefused(() => parseAndVerifyEsignAcknowledgement(final, espResponseSigner.certificatePem), 'invalid_field');
+      const noResCode = signEnveloped(
+        '<EsignResp ver="3.2" status="2" ts="2026-01-01T10:00:00" txn="t-6" resCode=""/>',
+        espResponseSigner,
+      );
+      expectRefused(() => parseAndVerifyEsignAcknowledgement(noResCode, espResponseSigner.certificatePem), 'invalid_field');
+      const accepted = buildEsignAcknowledgement({
+        version: '3.2',
+        txn: 't-7',
+        resCode: 'R-7',
+        signer: espResponseSigner,
+        status: 'accepted',
+      });
+      expectRefused(() => parseAndVerifyEsignAcknowledgement(accepted, otherEsp.certificatePem), 'signature_invalid');
+      expectRefused(
+        () =>
+          parseAndVerifyEsignAcknowledgement(
+            accepted.replace('resCode="R-7"', 'resCode="R-8"'),
+            espResponseSigner.certificatePem,
+          ),
+        'signature_invalid',
+      );
+    });
+
+    it('txnref is base64 of txn|resCode, and reads back only in that form', () => {
+      expect(esignTxnRef('esptxn_1', 'R-1')).toBe(Buffer.from('esptxn_1|R-1').toString('base64'));
+      expect(readEsignTxnRef(esignTxnRef('esptxn_1', 'R-1'))).toEqual({ txn: 'esptxn_1', resCode: 'R-1' });
+      for (const bad of ['', 'x', Buffer.from('a|b|c').toString('base64'), Buffer.from('only').toString('base64'), 42]) {
+        expect(readEsignTxnRef(bad)).toBeNull();
+      }
+    });
+  });
+
   describe('the sandbox ESP gateway over HTTP', () => {
     /** Checks what the ASP's responseUrl received, as the ASP would, and answers it. */
     async function acceptedResponse(txn: string) {
@@ -479,16 +564,39 @@ describe('CCA eSign API: requests, responses and the sandbox ESP gateway', () =>
       expect(delivery.espTxnId).toBe(parseAndVerifyEsignResponse(delivery.xml, espResponseSigner.certificatePem).resCode);
     });
 
-    it('3.2: the signer chooses the biometric capture; the response is POSTed server to server and the browser redirected', async () => {
-      const input = requestInput('3.2');
-      // Some ASPs send the XML base64-encoded.
-      const start = await postForm(gatewayUrl, {
-        eSignRequest: Buffer.from(buildEsignRequest(input)).toString('base64'),
-        aspTxnID: input.txn,
+    /** 3.2: the ASP's server POSTs the request XML; the gateway answers its signed acknowledgement at once. */
+    async function acknowledgementOf(xml: string, as: 'xml' | 'url-encoded form body' = 'xml') {
+      const answer = await fetch(gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': as === 'xml' ? 'application/xml' : 'application/x-www-form-urlencoded' },
+        body: as === 'xml' ? xml : encodeURIComponent(xml),
       });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/xml/);
+      const text = await answer.text();
+      if (hasXmlsec1) expect(xmlsec1Verify(text, espResponseSigner.certificatePem).ok).toBe(true);
+      return parseAndVerifyEsignAcknowledgement(text, espResponseSigner.certificatePem);
+    }
+
+    it('3.2: acknowledged at once; the browser opens the ESP’s page with txnref, the signer chooses the biometric capture; the response is POSTed server to server', async () => {
+      const input = requestInput('3.2', {
+        documents: [
+          { id: '1', sha256Hex: contentHash, docInfo: 'Lease', docUrl: `${receiverUrl}/documents/lease.pdf?sig=a&b=c` },
+        ],
+      });
+      const before = received.length;
+      const ack = await acknowledgementOf(buildEsignRequest(input));
+      expect(ack).toMatchObject({ status: '2', txn: input.txn });
+      expect(ack.resCode).toMatch(/^[0-9a-f-]{36}$/);
+      expect(received.length).toBe(before);
+
+      // The browser, sent on with txnref (here a GET; a form POST works the same).
+      const start = await fetch(`${gatewayUrl}/authpage?txnref=${encodeURIComponent(esignTxnRef(input.txn, ack.resCode))}`);
+      const html = await start.text();
       expect(start.status).toBe(200);
-      expect(start.html).toContain('name="authMode" value="2"');
-      let form = formOf(start.html);
+      expect(html).toContain('name="authMode" value="2"');
+      expect(html).toContain(`href="${receiverUrl}/documents/lease.pdf?sig=a&#38;b=c"`);
+      let form = formOf(html);
       const capturePage = await postForm(`${gatewayUrl}/aadhaar`, {
         ...form.fields,
         aadhaar: '234123412346',
@@ -515,7 +623,51 @@ describe('CCA eSign API: requests, responses and the sandbox ESP gateway', () =>
       const delivery = await checkSigned(input.txn);
       expect(delivery.via).toBe('server post');
       const { resCode } = parseAndVerifyEsignResponse(delivery.xml, espResponseSigner.certificatePem);
+      expect(resCode).toBe(ack.resCode);
       expect(Buffer.from(location.searchParams.get('txnref')!, 'base64').toString()).toBe(`${input.txn}|${resCode}`);
+      // Answered: the txnref opens nothing any more.
+      expect((await postForm(`${gatewayUrl}/authpage`, { txnref: esignTxnRef(input.txn, ack.resCode) })).status).toBe(400);
+    });
+
+    it('3.2: however the request arrives (a form field, base64, the URL-encoded body), it is acknowledged, never shown a page', async () => {
+      const asField = requestInput('3.2');
+      const fromBrowser = await postForm(gatewayUrl, {
+        eSignRequest: Buffer.from(buildEsignRequest(asField)).toString('base64'),
+        aspTxnID: asField.txn,
+      });
+      expect(fromBrowser.status).toBe(200);
+      expect(fromBrowser.html).not.toContain('<form');
+      expect(parseAndVerifyEsignAcknowledgement(fromBrowser.html, espResponseSigner.certificatePem)).toMatchObject({
+        status: '2',
+        txn: asField.txn,
+      });
+      const asBody = requestInput('3.2');
+      expect(await acknowledgementOf(buildEsignRequest(asBody), 'url-encoded form body')).toMatchObject({
+        status: '2',
+        txn: asBody.txn,
+      });
+    });
+
+    it('3.2: a foreign, stale or unknown request is refused in a signed acknowledgement, and nothing reaches responseUrl', async () => {
+      const before = received.length;
+      const foreign = requestInput('3.2', { signer: otherAsp });
+      expect(await acknowledgementOf(buildEsignRequest(foreign))).toMatchObject({
+        status: '0',
+        txn: foreign.txn,
+        errCode: GATEWAY_ERRORS.requestInvalid.errCode,
+      });
+      const stale = requestInput('3.2', { ts: new Date(Date.now() - 3_600_000) });
+      expect(await acknowledgementOf(buildEsignRequest(stale))).toMatchObject({
+        status: '0',
+        txn: stale.txn,
+        ...GATEWAY_ERRORS.requestStale,
+      });
+      for (const txnref of [esignTxnRef(stale.txn, 'made-up'), 'not base64 at all', '']) {
+        const page = await postForm(`${gatewayUrl}/authpage`, { txnref });
+        expect(page.status).toBe(400);
+        expect(page.html).toContain('unknown or has expired');
+      }
+      expect(received.length).toBe(before);
     });
 
     it('three wrong OTPs end the transaction with a signed failure response; so does cancel', async () => {
@@ -537,12 +689,13 @@ describe('CCA eSign API: requests, responses and the sandbox ESP gateway', () =>
       });
 
       const cancelled = requestInput('3.2');
-      const page = formOf((await postForm(gatewayUrl, { eSignRequest: buildEsignRequest(cancelled) })).html);
+      const { resCode } = await acknowledgementOf(buildEsignRequest(cancelled));
+      const page = formOf((await postForm(`${gatewayUrl}/authpage`, { txnref: esignTxnRef(cancelled.txn, resCode) })).html);
       expect((await postForm(`${gatewayUrl}/aadhaar`, { ...page.fields, action: 'cancel' })).status).toBe(303);
       expect((await acceptedResponse(cancelled.txn)).response).toMatchObject({ status: '0', ...GATEWAY_ERRORS.cancelled });
     });
 
-    it('refuses a request signed by another key with its own page, and tells no one; a stale one is answered to the ASP', async () => {
+    it('2.1: refuses a request signed by another key with its own page, and tells no one; a stale one is answered to the ASP', async () => {
       const before = received.length;
       const foreign = await postForm(gatewayUrl, { eSignRequest: buildEsignRequest(requestInput('2.1', { signer: otherAsp })) });
       expect(foreign.status).toBe(400);
@@ -556,8 +709,10 @@ describe('CCA eSign API: requests, responses and the sandbox ESP gateway', () =>
       expect((await postForm(gatewayUrl, {})).status).toBe(400);
       expect(received.length).toBe(before);
 
-      const stale = requestInput('3.2', { ts: new Date(Date.now() - 3_600_000) });
-      expect((await postForm(gatewayUrl, { eSignRequest: buildEsignRequest(stale) })).status).toBe(303);
+      const stale = requestInput('2.1', { ts: new Date(Date.now() - 3_600_000) });
+      const back = formOf((await postForm(gatewayUrl, { eSignRequest: buildEsignRequest(stale) })).html);
+      expect(back.action).toBe(stale.responseUrl);
+      await postForm(back.action, back.fields);
       expect((await acceptedResponse(stale.txn)).response).toMatchObject({ status: '0', ...GATEWAY_ERRORS.requestStale });
     });
 

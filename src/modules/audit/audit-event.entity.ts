@@ -24,6 +24,7 @@ export type AuditEventKind =
   | 'session_expired'
   | 'completion_sent'
   | 'esp_request_sent'
+  | 'esp_acknowledged'
   | 'esp_response_refused'
   | 'esp_failed';
 

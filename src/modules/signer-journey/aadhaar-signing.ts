@@ -4,16 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import {
-  EsignSession,
-  isSignersTurn,
-  lockSessionOfSigner,
-  lockTurn,
-  publishSignerChange,
-  recordSessionWebhook,
-  Signer,
-  signerByToken,
-} from '../esign';
+import { isSignersTurn, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../esign';
 import {
   buildEspRequest,
   checkReturnedSignature,
@@ -30,6 +21,8 @@ import {
   type PreparedSignature,
 } from '../signing';
 import { assertChecksPassed } from './checks/checks';
+import { handOverThroughServer, type EspStart } from './esp-handoff';
+import { discardPrepared, expire, failTransaction, TIMED_OUT } from './esp-outcomes';
 import { EspTransaction } from './esp-transaction.entity';
 import { SIGNER_RETURN_PATH } from './page/signer-page';
 import { ensurePrepared } from './prepare-document';
@@ -43,7 +36,8 @@ const RESPONSE_CLOCK_SKEW_MS = 10 * 60_000;
 /**
  * Aadhaar, step 1 (CCA eSign API): the signer whose turn it is consents; the signature's incremental update is
  * prepared over the current PDF and its byte range hashed; the signed `<Esign>` request for that hash is answered
- * as the form the signing page posts to the session's ESP. The ESP authenticates the holder on its own pages
+ * as the form the signing page posts to the session's ESP (2.1), or POSTed by this service to the ESP and, once
+ * acknowledged, the form that takes the browser to the ESP's authentication page answered (3.2, esp-handoff.ts). The ESP authenticates the holder on its own pages
  * (Aadhaar number, OTP or biometric) and answers `acceptEspResponse`. One open transaction per signer: another
  * start waits until it is answered or times out, unless it says `restart: true` (the signer left the ESP's pages
  * and starts over): the open one is then abandoned, and an answer to it refused, at no cost to the signer.
@@ -54,7 +48,7 @@ export async function startAadhaarEsign(
   token: string | null,
   input: { consent?: boolean | null; restart?: boolean | null },
   origin: RequestOrigin,
-): Promise<{ txn: string; esp_url: string; fields: Record<string, string>; expires_at: Date }> {
+): Promise<EspStart> {
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
@@ -113,6 +107,12 @@ export async function startAadhaarEsign(
       txn,
       sha256Hex: inputHash,
       docInfo: `${session.filename} (${session.id})`,
+      // 3.2: what the ESP may fetch to show the signer: the prepared PDF only, by a signed link that lapses with
+      // the transaction (and whose bytes go when it ends).
+      docUrl: services.urls.issue(
+        { key: preparedKey, filename: session.filename, contentType: 'application/pdf' },
+        esp.timeoutSeconds,
+      ).url,
       authMode: signer.authMode,
       responseUrl: `${services.config.publicUrl}${ESP_RESPONSE_PATH}/${esp.name}`,
       redirectUrl: `${services.config.publicUrl}${SIGNER_RETURN_PATH}?txn=${txn}`,
@@ -132,11 +132,15 @@ export async function startAadhaarEsign(
       },
     });
     await tx.flush();
-    return { txn, esp_url: request.url, fields: request.fields, expires_at: transaction.expiresAt };
+    const form = { txn, esp_url: request.url, fields: request.fields, expires_at: transaction.expiresAt };
+    return { esp, form, xml: request.xml };
   });
   // Bytes go once the rows that name them are committed: a rolled-back step leaves its transaction whole.
   if (discarded) await discardPrepared(services, discarded);
-  return started;
+  // 3.2: the request goes from this server to the ESP, and the browser to the ESP's page once it is acknowledged.
+  if (started.esp.version === '3.2')
+    return handOverThroughServer(services, em, started.esp, { ...started.form, xml: started.xml }, origin);
+  return started.form;
 }
 
 /** What became of a response: the signer's page reads the transaction itself. */
@@ -351,62 +355,6 @@ export async function expireDueEspTransactions(services: AppServices, em: Entity
   );
   for (const row of rows) await discardPrepared(services, row.prepared_key);
   return rows.length;
-}
-
-const TIMED_OUT = 'the eSign Service Provider did not answer in time';
-
-/** A timed-out (or abandoned) transaction: the signer may start again; nothing is counted against them. */
-async function expire(tx: EntityManager, transaction: EspTransaction, why: 'timeout' | 'abandoned' = 'timeout'): Promise<void> {
-  transaction.status = 'expired';
-  transaction.errorCode = why === 'timeout' ? 'esp_timeout' : 'esp_abandoned';
-  transaction.errorMessage = why === 'timeout' ? TIMED_OUT : 'the signer started again';
-  await tx.flush();
-}
-
-/** A prepared signature no longer wanted; a store that fails to delete leaves litter, never an error. */
-async function discardPrepared(services: AppServices, key: string): Promise<void> {
-  await services.blobs.delete(key).catch((error: unknown) => services.log.warn({ key, error }, 'prepared ESP bytes not deleted'));
-}
-
-/**
- * The ESP refused (or answered with a signature that does not hold): the transaction fails and the signer loses one
- * of `max_retry` attempts; the last one fails the signer, as a wrong one-time code does. A failure that is not the
- * signer's nor the ESP's (the document moved on meanwhile) costs no attempt.
- */
-async function failTransaction(
-  services: AppServices,
-  tx: EntityManager,
-  at: { session: EsignSession; signer: Signer; transaction: EspTransaction; origin: RequestOrigin },
-  code: string,
-  message: string,
-  { costsAttempt }: { costsAttempt: boolean } = { costsAttempt: true },
-): Promise<void> {
-  const { session, signer, transaction, origin } = at;
-  transaction.status = 'failed';
-  transaction.errorCode = code.slice(0, 64);
-  transaction.errorMessage = (message || 'the eSign Service Provider refused').slice(0, 500);
-  transaction.answeredAt = new Date();
-  if (costsAttempt) signer.failedAttempts += 1;
-  const left = Math.max(0, signer.maxRetry - signer.failedAttempts);
-  if (costsAttempt && left === 0) signer.status = 'failed';
-  recordAudit(tx, {
-    session,
-    signer,
-    event: 'esp_failed',
-    origin,
-    details: {
-      txn: transaction.txn,
-      error_code: transaction.errorCode,
-      error_message: transaction.errorMessage,
-      attempts_left: left,
-    },
-  });
-  if (costsAttempt && signer.status === 'failed') {
-    recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'Aadhaar eSign attempts exhausted' } });
-    await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.failed', signer.id);
-  }
-  await tx.flush();
-  await publishSignerChange(services, tx, session, signer);
 }
 
 /**

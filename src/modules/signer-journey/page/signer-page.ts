@@ -80,7 +80,8 @@ export function createSignerPage(services: AppServices): express.Router {
   const router = express.Router();
   const csp = signerPageCsp(
     services.config.publicUrl,
-    Object.values(services.config.esps ?? {}).map((esp) => esp.url),
+    // 2.1: the page posts the request to the ESP's gateway; 3.2: it sends the browser to the ESP's page.
+    Object.values(services.config.esps ?? {}).map((esp) => esp.authUrl ?? esp.url),
   );
   const fill = (file: string) =>
     readFileSync(path.join(PAGE_DIR, file), 'utf8')
@@ -94,6 +95,11 @@ export function createSignerPage(services: AppServices): express.Router {
   router.get(SIGNER_RETURN_PATH, (_req, res) => {
     pageHeaders(res, csp);
     res.type('html').send(returnShell);
+  });
+  // Some ESPs send the browser back with a form POST (`txnref` in the body): the same page, by GET.
+  router.post(SIGNER_RETURN_PATH, (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(303, req.originalUrl);
   });
   router.get(`${SIGNER_PAGE_PATH}/:token`, (_req, res) => {
     pageHeaders(res, csp);

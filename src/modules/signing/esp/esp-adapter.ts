@@ -13,8 +13,8 @@ import { parseUntrustedXml } from './cca/xml-dsig';
 import { sandboxEspGatewayRouter } from './sandbox-esp-gateway';
 
 /**
- * The ASP side of the CCA eSign API, for one configured ESP: the request the signer's browser carries to the ESP
- * (signed with the ASP's key), and the check of the ESP's response (signed with its key) and of the PKCS#7 it
+ * The ASP side of the CCA eSign API, for one configured ESP: the request (signed with the ASP's key) that the
+ * signer's browser carries to a 2.1 ESP, or this service POSTs to a 3.2 one (./esp-request-post.ts), and the check of the ESP's response (signed with its key) and of the PKCS#7 it
  * returns. It knows no session: the caller keeps the transaction. The built-in sandbox ESP is reached the same way,
  * over HTTP through its gateway, with keys the sandbox keeps in the database.
  */
@@ -43,10 +43,12 @@ export async function espResponseCertificate(services: AppServices, em: EntityMa
 }
 
 export interface EspRequest {
-  /** Where the signer's browser POSTs `fields` (an HTML form, application/x-www-form-urlencoded). */
+  /** 2.1: where the signer's browser POSTs `fields` (an HTML form, application/x-www-form-urlencoded). */
   url: string;
   fields: Record<string, string>;
   version: EsignVersion;
+  /** The signed request itself: 3.2 POSTs it server to server (postEspRequest). */
+  xml: string;
 }
 
 /**
@@ -58,7 +60,16 @@ export async function buildEspRequest(
   services: AppServices,
   em: EntityManager,
   esp: EspConfig,
-  input: { txn: string; sha256Hex: string; docInfo: string; authMode: number; responseUrl: string; redirectUrl: string },
+  input: {
+    txn: string;
+    sha256Hex: string;
+    docInfo: string;
+    /** 3.2: where the ESP may fetch the document to show it. */
+    docUrl?: string;
+    authMode: number;
+    responseUrl: string;
+    redirectUrl: string;
+  },
 ): Promise<EspRequest> {
   const identity = await aspIdentity(services, em, esp);
   const xml = buildEsignRequest({
@@ -69,13 +80,21 @@ export async function buildEspRequest(
     redirectUrl: esp.version === '3.2' ? input.redirectUrl : undefined,
     maxWaitPeriod: esp.version === '3.2' ? Math.max(1, Math.ceil(esp.timeoutSeconds / 60)) : undefined,
     authMode: esp.version === '2.1' ? (input.authMode === 2 ? 2 : 1) : undefined,
-    documents: [{ id: '1', sha256Hex: input.sha256Hex, docInfo: input.docInfo }],
+    documents: [
+      {
+        id: '1',
+        sha256Hex: input.sha256Hex,
+        docInfo: input.docInfo,
+        ...(esp.version === '3.2' && input.docUrl ? { docUrl: input.docUrl } : {}),
+      },
+    ],
     signer: { privateKeyPem: identity.privateKeyPem, certificatePem: identity.certificatePem },
   });
   return {
     url: esp.url,
     fields: { eSignRequest: xml, aspTxnID: input.txn, 'Content-Type': 'application/xml' },
     version: esp.version,
+    xml,
   };
 }
 

@@ -2,25 +2,33 @@
  * The sandbox ESP as a gateway speaking the CCA eSign API over HTTP (versions 2.1 and 3.2), so that the service,
  * or any other ASP, signs through it exactly as through a real ESP. No database: everything it needs is given as
  * options, and the signer's progress between its pages travels in a sealed hidden field (AES-256-GCM, with an
- * expiry), so any process holding the same `stateSecret` can serve the next page.
+ * expiry), so any process holding the same `stateSecret` can serve the next page. Only a 3.2 request acknowledged
+ * and not yet opened by the signer's browser waits in memory, in the process that acknowledged it (10 minutes).
  *
  * The exchange (mount the router at, say, /sandbox/esp):
- *   1. The signer's browser POSTs a form to the mount path (x-www-form-urlencoded): `eSignRequest` = the signed
- *      <Esign> XML (as is, or base64), `aspTxnID` = its txn, `Content-Type` = "application/xml" (the field names
- *      C-DAC's and eMudhra's gateways use; NSDL's `msg` is accepted as a synonym of `eSignRequest`).
- *      The request's signature is checked against the trusted ASP certificates: refused, the signer sees an error
- *      page and nothing is sent anywhere (the responseUrl of an unverified request may be anyone's).
- *   2. Its pages: Aadhaar number (Verhoeff-checked, one of SANDBOX_IDENTITIES) and consent, then the OTP
- *      (always 123456) or, with AuthMode 2, the biometric capture (SANDBOX_BIOMETRIC); a wrong one may be retried,
- *      the third closes the transaction. Cancel closes it too.
+ *   1. The request, POSTed to the mount path. Every request's signature is checked against the trusted ASP
+ *      certificates first.
+ *      - 2.1: by the signer's browser, a form (x-www-form-urlencoded): `eSignRequest` = the signed <Esign> XML (as
+ *        is, or base64), `aspTxnID` = its txn, `Content-Type` = "application/xml" (the field names C-DAC's and
+ *        eMudhra's gateways use; NSDL's `msg` is accepted as a synonym of `eSignRequest`). Refused, the signer sees
+ *        an error page and nothing is sent anywhere (the responseUrl of an unverified request may be anyone's).
+ *      - 3.2: by the ASP's server, the XML as the body (`application/xml`; the URL-encoded XML as a form body, as
+ *        eMudhra's SDK sends it, and the form fields above are read too). Whichever way it came, a 3.2 request is
+ *        answered at once, to the caller, with a signed acknowledgement (cca/esign-ack.ts): status="2" and a
+ *        resCode, or status="0" with errCode/errMsg (a request that does not verify, a stale ts). The ASP then
+ *        sends the signer's browser to `<mount>/authpage` with `txnref` = base64("<txn>|<resCode>") (GET query or
+ *        form POST). A browser that posts a 3.2 request itself gets the acknowledgement XML, not a page.
+ *   2. Its pages: Aadhaar number (Verhoeff-checked, one of SANDBOX_IDENTITIES) and consent (3.2: the document
+ *      links to its docUrl), then the OTP (always 123456) or, with AuthMode 2, the biometric capture
+ *      (SANDBOX_BIOMETRIC); a wrong one may be retried, the third closes the transaction. Cancel closes it too.
  *   3. The answer, a signed <EsignResp> (success: a 30-minute certificate from `issuer` and a PKCS#7 over each
  *      InputHash; failure: status="0" with errCode/errMsg, see GATEWAY_ERRORS):
  *      - 2.1: the browser carries it: an auto-submitted form POSTs `eSignResponse` (the XML) and `espTxnID` (the
  *        ESP's resCode) to responseUrl.
- *      - 3.2: the gateway POSTs the XML to responseUrl itself (Content-Type application/xml), then redirects the
- *        browser (303) to redirectUrl with `txnref` = base64("<txn>|<resCode>").
- *      Once a request has verified, every failure after it (a stale ts, an unsupported AuthMode, OTP attempts
- *      used up, cancel, an expired page) is answered this way too.
+ *      - 3.2: the gateway POSTs the XML to responseUrl itself (Content-Type application/xml; the acknowledgement's
+ *        resCode), then redirects the browser (303) to redirectUrl with `txnref` = base64("<txn>|<resCode>").
+ *      2.1: once a request has verified, every failure after it (a stale ts, an unsupported AuthMode, OTP attempts
+ *      used up, cancel, an expired page) is answered this way too; 3.2: every failure after the acknowledgement.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -29,10 +37,21 @@ import { aadhaarSubject } from '../aadhaar-certificate';
 import { issueSigningCertificate, type KeyAndCertificate, type RevocationPointers } from '../certificates';
 import { signDetachedCmsOverDigest } from '../cms-sign';
 import { normalizeAadhaarNumber } from '../verhoeff';
-import { parseAndVerifyEsignRequest, type ParsedEsignRequest } from './cca/esign-request';
+import { buildEsignAcknowledgement, esignTxnRef, readEsignTxnRef } from './cca/esign-ack';
+import { parseAndVerifyEsignRequest, tokenField, type ParsedEsignRequest } from './cca/esign-request';
 import { buildEsignResponse } from './cca/esign-response';
-import { EsignXmlError, keyInfoCertificatePem, MAX_ESIGN_XML_BYTES } from './cca/xml-dsig';
+import { EsignXmlError, keyInfoCertificatePem, MAX_ESIGN_XML_BYTES, parseUntrustedXml } from './cca/xml-dsig';
 import { SANDBOX_BIOMETRIC, SANDBOX_IDENTITIES, SANDBOX_OTP } from './sandbox-esp';
+import {
+  aadhaarPage,
+  authenticatePage,
+  escapeHtml,
+  sendError,
+  sendPage,
+  type GatewayState,
+  type PageProblems,
+  type VerifiedRequest,
+} from './sandbox-esp-pages';
 
 export interface SandboxEspGatewayOptions {
   /** The CA that issues each signer's 30-minute certificate (in the service: the sandbox ESP's CA). */
@@ -74,20 +93,8 @@ const CERTIFICATE_MS = 30 * 60_000;
 export const MAX_AUTHENTICATION_ATTEMPTS = 3;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 const RESPONSE_POST_TIMEOUT_MS = 10_000;
-
-/** What the gateway keeps of a verified request, and where the signer is: sealed into the pages' `state` field. */
-interface GatewayState {
-  expiresAt: number;
-  step: 'aadhaar' | 'authenticate';
-  request: Pick<ParsedEsignRequest, 'ver' | 'txn' | 'aspId' | 'responseUrl' | 'redirectUrl' | 'documents'> & {
-    /** 1 OTP, 2 biometric; 3.2 leaves it to the signer's choice on the Aadhaar page. */
-    authMode: 1 | 2 | null;
-  };
-  aadhaar?: string;
-  attempts?: number;
-}
-
-type VerifiedRequest = GatewayState['request'];
+/** 3.2 requests acknowledged and waiting for the signer's browser, at most (a full gateway refuses new ones). */
+const MAX_WAITING = 10_000;
 
 export function sandboxEspGatewayRouter(options: SandboxEspGatewayOptions): Router {
   const box = new SecretBox(options.stateSecret ?? randomBytes(32).toString('hex'), 'sandbox-esp-gateway-state');
@@ -118,7 +125,9 @@ export function sandboxEspGatewayRouter(options: SandboxEspGatewayOptions): Rout
       | { status: 'failure'; errCode: string; errMsg: string }
       | { status: 'success'; userCertificatePem: string; signatures: { id: string; cms: Uint8Array }[] },
   ) => {
-    const resCode = randomUUID();
+    // 3.2: the acknowledgement's resCode, so the final response and its txnref name what the ASP was told.
+    const resCode = request.resCode ?? randomUUID();
+    if (request.resCode) waiting.delete(request.resCode);
     const xml = buildEsignResponse({
       version: request.ver,
       txn: request.txn,
@@ -155,7 +164,7 @@ export function sandboxEspGatewayRouter(options: SandboxEspGatewayOptions): Rout
       delivered = false;
     }
     const back = new URL(request.redirectUrl!);
-    back.searchParams.set('txnref', Buffer.from(`${request.txn}|${resCode}`).toString('base64'));
+    back.searchParams.set('txnref', esignTxnRef(request.txn, resCode));
     if (delivered) {
       res.redirect(303, back.toString());
       return;
@@ -184,17 +193,49 @@ export function sandboxEspGatewayRouter(options: SandboxEspGatewayOptions): Rout
     throw lastError ?? new EsignXmlError('signature_invalid', 'the request is not signed by a trusted ASP');
   };
 
-  router.post('/', async (req, res) => {
-    const field = formField(req, 'eSignRequest') ?? formField(req, 'msg');
-    if (!field) {
+  /** 3.2 requests acknowledged, by resCode, until the signer's browser opens them (or they lapse). */
+  const waiting = new Map<string, { request: VerifiedRequest; expiresAt: number }>();
+  const forgetLapsed = () => {
+    const now = Date.now();
+    for (const [resCode, entry] of waiting) if (entry.expiresAt <= now) waiting.delete(resCode);
+  };
+
+  /** 3.2: the signed acknowledgement, answered to whoever POSTed the request (the ASP's server). */
+  const acknowledge = (
+    res: Response,
+    txn: string,
+    outcome: { status: 'accepted'; resCode: string } | { status: 'refused'; errCode: string; errMsg: string },
+  ) => {
+    const xml = buildEsignAcknowledgement({
+      version: '3.2',
+      txn,
+      signer: options.responseSigner,
+      ...(outcome.status === 'accepted'
+        ? { status: 'accepted', resCode: outcome.resCode }
+        : { status: 'refused', resCode: randomUUID(), errCode: outcome.errCode, errMsg: outcome.errMsg }),
+    });
+    res.status(200).set({ 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'no-store' }).send(xml);
+  };
+
+  router.post('/', express.text({ type: ['application/xml', 'text/xml'], limit: MAX_ESIGN_XML_BYTES }), async (req, res) => {
+    const sent = requestOf(req);
+    if (!sent) {
       sendError(res, 400, 'No eSign request was sent (the form field eSignRequest is missing).');
       return;
     }
+    let xml: string;
     let parsed: ParsedEsignRequest;
     try {
-      parsed = verifyRequest(requestXml(field));
+      xml = requestXml(sent);
+      parsed = verifyRequest(xml);
     } catch (error) {
       if (!(error instanceof EsignXmlError)) throw error;
+      // A 3.2 caller (the ASP's server) is told in a signed refusal; a browser sees a page, and nobody else anything.
+      const claimed = claimedVersionAndTxn(sent);
+      if (claimed?.ver === '3.2') {
+        acknowledge(res, claimed.txn, { status: 'refused', ...GATEWAY_ERRORS.requestInvalid, errMsg: error.message });
+        return;
+      }
       sendError(res, 400, `The eSign request was refused: ${error.message}.`);
       return;
     }
@@ -207,13 +248,41 @@ export function sandboxEspGatewayRouter(options: SandboxEspGatewayOptions): Rout
       documents: parsed.documents,
       authMode: parsed.authMode === 1 || parsed.authMode === 2 ? parsed.authMode : null,
     };
-    // From here the request is the ASP's own, so its responseUrl is where problems are answered.
     const age = Date.now() - parsed.ts.getTime();
-    if (age > maxRequestAge || age < -FUTURE_TOLERANCE_MS) return fail(req, res, request, GATEWAY_ERRORS.requestStale);
+    const stale = age > maxRequestAge || age < -FUTURE_TOLERANCE_MS;
+    if (parsed.ver === '3.2') {
+      if (stale) return acknowledge(res, parsed.txn, { status: 'refused', ...GATEWAY_ERRORS.requestStale });
+      forgetLapsed();
+      if (waiting.size >= MAX_WAITING) {
+        return acknowledge(res, parsed.txn, { status: 'refused', ...GATEWAY_ERRORS.requestInvalid, errMsg: 'The ESP is busy' });
+      }
+      const resCode = randomUUID();
+      waiting.set(resCode, { request: { ...request, resCode }, expiresAt: Date.now() + TRANSACTION_MS });
+      return acknowledge(res, parsed.txn, { status: 'accepted', resCode });
+    }
+    // 2.1: from here the request is the ASP's own, so its responseUrl is where problems are answered.
+    if (stale) return fail(req, res, request, GATEWAY_ERRORS.requestStale);
     if (parsed.authMode === 3) {
       return fail(req, res, request, { ...GATEWAY_ERRORS.requestInvalid, errMsg: 'Iris authentication is not offered' });
     }
     const state: GatewayState = { expiresAt: Date.now() + TRANSACTION_MS, step: 'aadhaar', request };
+    sendPage(res, 200, aadhaarPage(req, seal(state), state));
+  });
+
+  /** 3.2: the ESP's authentication page, opened by the signer's browser with the txnref of an acknowledged request. */
+  router.all('/authpage', (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      sendError(res, 405, 'Open this page from the application.');
+      return;
+    }
+    const given = formField(req, 'txnref') ?? (typeof req.query.txnref === 'string' ? req.query.txnref : undefined);
+    const ref = readEsignTxnRef(given);
+    const entry = ref ? waiting.get(ref.resCode) : undefined;
+    if (!ref || !entry || entry.request.txn !== ref.txn || entry.expiresAt <= Date.now()) {
+      sendError(res, 400, 'This eSign request is unknown or has expired. Start again from the application.');
+      return;
+    }
+    const state: GatewayState = { expiresAt: entry.expiresAt, step: 'aadhaar', request: entry.request };
     sendPage(res, 200, aadhaarPage(req, seal(state), state));
   });
 
@@ -307,11 +376,23 @@ export function sandboxEspGatewayRouter(options: SandboxEspGatewayOptions): Rout
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Form input
+// Input
 
 function formField(req: Request, name: string): string | undefined {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The request as POSTed: the XML body (`application/xml`), a form's `eSignRequest` (or `msg`), or a form body that
+ * is the URL-encoded XML itself (eMudhra's SDK): the parser then reads the whole XML as one field name.
+ */
+function requestOf(req: Request): string | undefined {
+  if (typeof req.body === 'string') return req.body.trim() || undefined;
+  const field = formField(req, 'eSignRequest') ?? formField(req, 'msg');
+  if (field) return field;
+  const names = Object.keys((req.body as Record<string, unknown> | undefined) ?? {});
+  return names.length === 1 && names[0]!.trimStart().startsWith('<') && formField(req, names[0]!) === '' ? names[0] : undefined;
 }
 
 /** The request XML as sent: the XML text itself, or its base64 (as some ASP libraries send it). */
@@ -323,128 +404,13 @@ function requestXml(field: string): string {
   return Buffer.from(compact, 'base64').toString('utf8');
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Pages: plain forms, no external assets, every value escaped
-
-interface PageProblems {
-  aadhaar?: string;
-  consent?: string;
-}
-
-interface Page {
-  title: string;
-  body: string;
-  /** Another origin the page's form posts to (the 2.1 return form). */
-  formAction?: string;
-  autoSubmit?: boolean;
-}
-
-function aadhaarPage(req: Request, sealed: string, state: GatewayState, problems: PageProblems = {}, typed = ''): Page {
-  const { request } = state;
-  const documents = request.documents.map((document) => `<li>${escapeHtml(document.docInfo || `Document ${document.id}`)}</li>`);
-  const chooseMode =
-    request.authMode === null
-      ? `<fieldset>
-  <legend>How do you want to authenticate?</legend>
-  <p><input type="radio" id="mode-otp" name="authMode" value="1" checked> <label for="mode-otp">OTP to your Aadhaar-registered mobile</label></p>
-  <p><input type="radio" id="mode-bio" name="authMode" value="2"> <label for="mode-bio">Fingerprint (biometric device)</label></p>
-</fieldset>`
-      : '';
-  return {
-    title: 'Sign with Aadhaar',
-    body: `<p><strong>${escapeHtml(request.aspId)}</strong> asks you to sign:</p>
-<ul>${documents.join('')}</ul>
-<form method="post" action="${escapeHtml(`${req.baseUrl}/aadhaar`)}" novalidate>
-  <input type="hidden" name="state" value="${escapeHtml(sealed)}">
-  ${field('aadhaar', 'Aadhaar number', typed, problems.aadhaar, 'inputmode="numeric" autocomplete="off" maxlength="14" required')}
-  ${chooseMode}
-  <p><input type="checkbox" id="consent" name="consent" value="yes" required${problems.consent ? ' aria-invalid="true" aria-describedby="consent-error"' : ''}>
-  <label for="consent">I consent to this eSign Service Provider authenticating me with my Aadhaar number through UIDAI, and issuing
-  a certificate in my name, valid for 30 minutes, to sign the document listed above. My Aadhaar number and
-  biometric or OTP are used for this signature only and are not kept.</label></p>
-  ${problems.consent ? `<p id="consent-error" class="error">${escapeHtml(problems.consent)}</p>` : ''}
-  <p><button type="submit" name="action" value="continue">Continue</button>
-  <button type="submit" name="action" value="cancel" formnovalidate>Cancel</button></p>
-</form>
-<p class="note">Sandbox: the numbers of the sandbox identities are listed in the service's docs/signing.md.</p>`,
-  };
-}
-
-function authenticatePage(req: Request, sealed: string, state: GatewayState, problem?: string): Page {
-  const biometric = state.request.authMode === 2;
-  const identity = SANDBOX_IDENTITIES[state.aadhaar!]!;
-  const input = biometric
-    ? field(
-        'biometric',
-        'Biometric capture (the sandbox accepts "sandbox-biometric-ok")',
-        '',
-        problem,
-        'autocomplete="off" required',
-      )
-    : field(
-        'otp',
-        `One-time password sent to XXXXXX${identity.mobile.slice(-4)} (the sandbox's is always 123456)`,
-        '',
-        problem,
-        'inputmode="numeric" autocomplete="one-time-code" maxlength="6" required',
-      );
-  return {
-    title: biometric ? 'Confirm with your fingerprint' : 'Enter the OTP',
-    body: `<form method="post" action="${escapeHtml(`${req.baseUrl}/authenticate`)}" novalidate>
-  <input type="hidden" name="state" value="${escapeHtml(sealed)}">
-  ${input}
-  <p><button type="submit" name="action" value="sign">Sign</button>
-  <button type="submit" name="action" value="cancel" formnovalidate>Cancel</button></p>
-</form>`,
-  };
-}
-
-function field(name: string, label: string, value: string, problem: string | undefined, attributes: string): string {
-  const described = problem ? ` aria-invalid="true" aria-describedby="${name}-error"` : '';
-  return `<p><label for="${name}">${escapeHtml(label)}</label><br>
-  <input type="text" id="${name}" name="${name}" value="${escapeHtml(value)}" ${attributes}${described}></p>
-  ${problem ? `<p id="${name}-error" class="error">${escapeHtml(problem)}</p>` : ''}`;
-}
-
-function sendError(res: Response, status: number, message: string): void {
-  sendPage(res, status, { title: 'eSign could not continue', body: `<p role="alert">${escapeHtml(message)}</p>` });
-}
-
-function sendPage(res: Response, status: number, page: Page): void {
-  const nonce = randomBytes(16).toString('base64');
-  const formTargets = ["'self'", ...(page.formAction ? [new URL(page.formAction).origin] : [])].join(' ');
-  res.status(status).set({
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; form-action ${formTargets}; base-uri 'none'; frame-ancestors 'none'`,
-  }).send(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(page.title)} – Sandbox eSign Service Provider</title>
-<style nonce="${nonce}">
-body { font: 1rem/1.5 system-ui, sans-serif; max-width: 36rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
-input[type=text] { font-size: 1.1rem; padding: .4rem; width: 100%; box-sizing: border-box; }
-button { font-size: 1rem; padding: .5rem 1rem; margin-right: .5rem; }
-:focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
-.error { color: #a50e0e; font-weight: 600; }
-.note { color: #444; font-size: .9rem; }
-</style>
-</head>
-<body>
-<header><p>Sandbox eSign Service Provider (not a real ESP)</p></header>
-<main>
-<h1>${escapeHtml(page.title)}</h1>
-${page.body}
-</main>
-${page.autoSubmit ? `<script nonce="${nonce}">document.getElementById('return').submit();</script>` : ''}
-</body>
-</html>`);
-}
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+/** What a request that did not verify claims to be, read only to know how to refuse it. */
+function claimedVersionAndTxn(sent: string): { ver: string; txn: string } | null {
+  try {
+    const root = parseUntrustedXml(requestXml(sent)).documentElement;
+    const txn = root?.getAttribute('txn') ?? '';
+    return { ver: root?.getAttribute('ver') ?? '', txn: tokenField(txn, 'txn') };
+  } catch {
+    return null;
+  }
 }

@@ -1,0 +1,79 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EspConfig } from '../../config';
+import { AppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import { recordAudit, type RequestOrigin } from '../audit';
+import { lockSessionOfSigner } from '../esign';
+import { postEspRequest } from '../signing';
+import { discardPrepared, failTransaction } from './esp-outcomes';
+import { EspTransaction } from './esp-transaction.entity';
+
+/** What /signer-api/esp/start answers: the form the signing page posts in the signer's browser. */
+export interface EspStart {
+  txn: string;
+  esp_url: string;
+  fields: Record<string, string>;
+  expires_at: Date;
+}
+
+/**
+ * eSign 3.2, after the transaction is committed: this service POSTs the signed request to the ESP (bounded by
+ * ESP_<NAME>_ACK_TIMEOUT_SECONDS, no lock held meanwhile) and reads its signed acknowledgement. Accepted, the
+ * transaction keeps the ESP's resCode and the signer's browser is sent to the ESP's authentication page with
+ * `txnref` (the form answered). Anything else fails the transaction with the ESP's errCode and errMsg (or
+ * `esp_unreachable` / `esp_ack_invalid`) and answers `503 service_unavailable`: the signer has not authenticated
+ * yet, so no refusal at this point costs an attempt, whoever's fault it was (docs/signing.md).
+ */
+export async function handOverThroughServer(
+  services: AppServices,
+  em: EntityManager,
+  esp: EspConfig,
+  started: EspStart & { xml: string },
+  origin: RequestOrigin,
+): Promise<EspStart> {
+  const ack = await postEspRequest(services, em, esp, { txn: started.txn, xml: started.xml });
+  const outcome = await em.fork().transactional(async (tx) => {
+    const known = await tx.findOneOrFail(EspTransaction, { txn: started.txn });
+    // The session first, then the transaction: the order every step that touches both takes.
+    const { session, signer } = await lockSessionOfSigner(tx, { sessionId: known.session.id, signerId: known.signer.id });
+    const transaction = await tx.findOneOrFail(
+      EspTransaction,
+      { txn: started.txn },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
+    // Replaced meanwhile (the signer started again from another tab), answered or timed out: nothing to hand over.
+    if (transaction.status !== 'pending' || transaction.expiresAt <= new Date()) return 'gone' as const;
+    if (ack.accepted) {
+      transaction.responseCode = ack.resCode.slice(0, 100);
+      recordAudit(tx, {
+        session,
+        signer,
+        event: 'esp_acknowledged',
+        origin,
+        details: { backend: esp.name, txn: transaction.txn, res_code: ack.resCode },
+      });
+      await tx.flush();
+      return 'accepted' as const;
+    }
+    await failTransaction(services, tx, { session, signer, transaction, origin }, ack.code, ack.message, {
+      costsAttempt: false,
+    });
+    return 'failed' as const;
+  });
+  if (outcome === 'accepted' && ack.accepted) {
+    return { txn: started.txn, esp_url: ack.url, fields: ack.fields, expires_at: started.expires_at };
+  }
+  if (outcome === 'gone') {
+    throw new AppError('conflict', { message: `eSign transaction ${started.txn} is no longer open: start again` });
+  }
+  const known = await em.fork().findOne(EspTransaction, { txn: started.txn });
+  if (known) await discardPrepared(services, known.preparedKey);
+  const refusal = ack.accepted ? null : ack;
+  throw new AppError('service_unavailable', {
+    message: refusal?.refusedByEsp
+      ? `the eSign Service Provider refused the request: ${refusal.message}`
+      : `the eSign Service Provider did not take the request: ${refusal?.message ?? 'no acknowledgement'}`,
+    errors: [{ field: 'esp', problem: `${refusal?.code ?? 'esp_unreachable'}: ${refusal?.message ?? ''}` }],
+  });
+}

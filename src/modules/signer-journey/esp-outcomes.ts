@@ -1,0 +1,67 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppServices } from '../../platform/services';
+import { recordAudit, type RequestOrigin } from '../audit';
+import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../esign';
+import type { EspTransaction } from './esp-transaction.entity';
+
+/** How an eSign transaction ends when it does not end signed: shared by the 2.1 and 3.2 paths. */
+
+export const TIMED_OUT = 'the eSign Service Provider did not answer in time';
+
+/** A timed-out (or abandoned) transaction: the signer may start again; nothing is counted against them. */
+export async function expire(
+  tx: EntityManager,
+  transaction: EspTransaction,
+  why: 'timeout' | 'abandoned' = 'timeout',
+): Promise<void> {
+  transaction.status = 'expired';
+  transaction.errorCode = why === 'timeout' ? 'esp_timeout' : 'esp_abandoned';
+  transaction.errorMessage = why === 'timeout' ? TIMED_OUT : 'the signer started again';
+  await tx.flush();
+}
+
+/** A prepared signature no longer wanted; a store that fails to delete leaves litter, never an error. */
+export async function discardPrepared(services: AppServices, key: string): Promise<void> {
+  await services.blobs.delete(key).catch((error: unknown) => services.log.warn({ key, error }, 'prepared ESP bytes not deleted'));
+}
+
+/**
+ * The ESP refused (or answered with a signature that does not hold): the transaction fails and the signer loses one
+ * of `max_retry` attempts; the last one fails the signer, as a wrong one-time code does. A failure that is not the
+ * signer's nor the ESP's (the document moved on meanwhile) costs no attempt.
+ */
+export async function failTransaction(
+  services: AppServices,
+  tx: EntityManager,
+  at: { session: EsignSession; signer: Signer; transaction: EspTransaction; origin: RequestOrigin },
+  code: string,
+  message: string,
+  { costsAttempt }: { costsAttempt: boolean } = { costsAttempt: true },
+): Promise<void> {
+  const { session, signer, transaction, origin } = at;
+  transaction.status = 'failed';
+  transaction.errorCode = code.slice(0, 64);
+  transaction.errorMessage = (message || 'the eSign Service Provider refused').slice(0, 500);
+  transaction.answeredAt = new Date();
+  if (costsAttempt) signer.failedAttempts += 1;
+  const left = Math.max(0, signer.maxRetry - signer.failedAttempts);
+  if (costsAttempt && left === 0) signer.status = 'failed';
+  recordAudit(tx, {
+    session,
+    signer,
+    event: 'esp_failed',
+    origin,
+    details: {
+      txn: transaction.txn,
+      error_code: transaction.errorCode,
+      error_message: transaction.errorMessage,
+      attempts_left: left,
+    },
+  });
+  if (costsAttempt && signer.status === 'failed') {
+    recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'Aadhaar eSign attempts exhausted' } });
+    await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.failed', signer.id);
+  }
+  await tx.flush();
+  await publishSignerChange(services, tx, session, signer);
+}
