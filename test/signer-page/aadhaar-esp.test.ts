@@ -74,7 +74,8 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
   async function continueToEsp(page: Page, button = 'Continue to Aadhaar eSign') {
     await page.getByLabel(/I agree to authenticate with Aadhaar/).check();
     await page.getByRole('button', { name: button, exact: true }).click();
-    await page.waitForURL(/\/sandbox\/esp$/);
+    // 2.1: the page posts the request to the ESP's gateway; 3.2: it opens the ESP's authentication page with txnref.
+    await page.waitForURL(/\/sandbox\/esp(\/authpage)?$/);
     await page.getByRole('heading', { name: 'Sign with Aadhaar', exact: true }).waitFor();
   }
 
@@ -369,7 +370,12 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
       const token = session.signers[0].token;
       const { page, errors, close } = await open(session.signers[0].invite_url as string);
       try {
+        // The request went from the service to the ESP; the browser carries only txnref to the ESP's page.
+        const handoff = page.waitForRequest((request) => request.url().endsWith('/sandbox/esp/authpage'));
         await continueToEsp(page);
+        const posted = new URLSearchParams((await handoff).postData() ?? '');
+        expect([...posted.keys()]).toEqual(['txnref']);
+        expect(Buffer.from(posted.get('txnref')!, 'base64').toString()).toMatch(/^esptxn_[0-9a-f]{32}\|[0-9a-f-]{36}$/);
         // 3.2 may let the signer choose how to authenticate: the OTP.
         const otpMode = page.getByLabel(/OTP to your Aadhaar-registered mobile/);
         if (await otpMode.count()) await otpMode.check();

@@ -8,7 +8,16 @@ import { expireDueEspTransactions } from '../../src/modules/signer-journey/aadha
 import { signEnveloped } from '../../src/modules/signing/esp/cca/xml-dsig';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, signerApi } from '../helpers/clients';
-import { createSession, formOf, postForm, sessionBody, signAsAadhaar, signerInput, uploadPdf } from '../helpers/factories';
+import {
+  createSession,
+  formOf,
+  postForm,
+  sessionBody,
+  signAsAadhaar,
+  signerInput,
+  throughEsp,
+  uploadPdf,
+} from '../helpers/factories';
 import { signaturesOf } from '../helpers/pdf-signatures';
 import { hasXmlsec1, xmlsec1Verify } from '../helpers/xmlsec';
 
@@ -381,25 +390,48 @@ describe('Aadhaar signing through an ESP (CCA eSign API 3.2)', () => {
   });
   afterAll(async () => app.close());
 
-  it('the ESP posts the response itself and sends the signer back to the page; the signature is made', async () => {
+  it('the request goes server to server; the signer opens the ESP’s page with txnref; the ESP posts the response and sends the signer back', async () => {
     const file = await uploadPdf(app, owner.token);
     const session = await createSession(app, owner.token, sessionBody(file, { sign_type: 'aadhaar' }));
     const token = session.signers[0]!.token;
     const started = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
-    const xml: string = started.body.data.fields.eSignRequest;
-    expect(xml).toMatch(/<Esign ver="3\.2"/);
-    expect(xml).toContain(`redirectUrl="${app.services.config.publicUrl}/sign/return?txn=${started.body.data.txn}"`);
-    expect(xml).not.toContain('AuthMode=');
-    // Give up this one at the ESP's pages (it stays pending until it times out): sign with a fresh session instead.
-    const fresh = await createSession(app, owner.token, sessionBody(file, { sign_type: 'aadhaar' }));
-    const signed = await signAsAadhaar(app, fresh.signers[0]!.token, { authMode: 1 });
-    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
-    expect(signed.esp?.status).toBe(303);
-    expect(signed.esp?.location).toContain(
-      `${app.services.config.publicUrl}/sign/return?txn=${signed.body.data.signer.esp_transaction.txn}`,
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const { txn, esp_url: espUrl, fields } = started.body.data;
+    // No request in the browser: the sandbox ESP acknowledged it to this server, the browser carries only txnref.
+    expect(espUrl).toBe(`${app.services.config.publicUrl}/sandbox/esp/authpage`);
+    expect(Object.keys(fields)).toEqual(['txnref']);
+    const [refTxn, resCode] = Buffer.from(fields.txnref, 'base64').toString().split('|');
+    expect(refTxn).toBe(txn);
+    const events = (await rest<any>(app, 'GET', '/esign/audit', { token: owner.token, query: { client_id: session.client_id } }))
+      .body.data.events as { event: string; details: any }[];
+    expect(events.find((event) => event.event === 'esp_request_sent')?.details).toMatchObject({ version: '3.2', txn });
+    expect(events.find((event) => event.event === 'esp_acknowledged')?.details).toEqual({
+      backend: 'sandbox',
+      txn,
+      res_code: resCode,
+    });
+
+    const { last } = await throughEsp(espUrl, fields, { authMode: 1 });
+    expect(last.status).toBe(303);
+    const back = new URL(last.location!);
+    expect(`${back.origin}${back.pathname}${back.search.split('&')[0]}`).toBe(
+      `${app.services.config.publicUrl}/sign/return?txn=${txn}`,
     );
-    const read = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: fresh.client_id } });
+    expect(Buffer.from(back.searchParams.get('txnref')!, 'base64').toString().split('|')[0]).toBe(txn);
+    // The browser comes back by GET, or (some ESPs) by a form POST: the same return page.
+    expect((await fetch(back, { redirect: 'manual' })).status).toBe(200);
+    const posted = await postForm(`${app.services.config.publicUrl}/sign/return?txn=${txn}`, {
+      txnref: back.searchParams.get('txnref')!,
+    });
+    expect(posted.status).toBe(303);
+    expect(posted.location).toBe(`/sign/return?txn=${txn}`);
+
+    const read = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } });
     expect(read.body.data.status).toBe('completed');
     expect(read.body.data.signers[0].aadhaar_cert_details.name).toBe('Asha Rao');
+    const view = await signerApi(app, 'GET', '/session', token);
+    expect(view.body.data.signer.esp_transaction).toMatchObject({ txn, status: 'completed' });
+    // Answered: its txnref opens nothing at the ESP any more.
+    expect((await postForm(espUrl, fields)).status).toBe(400);
   });
 });

@@ -34,12 +34,7 @@ export {
   verifyEsignSignature,
   type ParsedEsignResponse,
 } from './esp/cca/esign-response';
-export {
-  buildEsignAcknowledgement,
-  esignTxnRef,
-  parseAndVerifyEsignAcknowledgement,
-  readEsignTxnRef,
-} from './esp/cca/esign-ack';
+export { buildEsignAcknowledgement, esignTxnRef, parseAndVerifyEsignAcknowledgement, readEsignTxnRef } from './esp/cca/esign-ack';
 export { EsignXmlError, MAX_ESIGN_XML_BYTES } from './esp/cca/xml-dsig';
 export { postEspRequest, type EspAcknowledgement } from './esp/esp-request-post';
 export { GATEWAY_ERRORS, sandboxEspGatewayRouter, type SandboxEspGatewayOptions } from './esp/sandbox-esp-gateway';
