@@ -6,12 +6,8 @@ import path from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EspTransaction } from '../../src/modules/signer-journey/esp-transaction.entity';
-import {
-  aadhaarSubject,
-  createRootCa,
-  issueSigningCertificate,
-  type KeyAndCertificate,
-} from '../../src/modules/signing/certificates';
+import { aadhaarSubject } from '../../src/modules/signing/aadhaar-certificate';
+import { createRootCa, issueSigningCertificate, type KeyAndCertificate } from '../../src/modules/signing/certificates';
 import { signDetachedCmsOverDigest } from '../../src/modules/signing/cms-sign';
 import { buildEsignAcknowledgement } from '../../src/modules/signing/esp/cca/esign-ack';
 import { parseAndVerifyEsignRequest } from '../../src/modules/signing/esp/cca/esign-request';
