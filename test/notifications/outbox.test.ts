@@ -6,6 +6,7 @@ import { notificationJobs } from '../../src/modules/notifications/notifications.
 import { queueOneTimeCode } from '../../src/modules/esign/signer-messages';
 import { deliveryJobId, DELIVER_JOB, SWEEP_JOB } from '../../src/modules/notifications/queue-notifications';
 import { User } from '../../src/modules/users/user.entity';
+import { HIDDEN_CODE_TEXT } from '../../src/modules/notifications/notification.types';
 import { NotificationsDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { gql } from '../helpers/clients';
@@ -152,7 +153,7 @@ describe('notifications without providers: the outbox', () => {
     expect(await em().findOneOrFail(Notification, stale.id)).toMatchObject({ status: 'failed', attempts: 0 });
   });
 
-  it('GraphQL `notifications`: the owner’s rows only, a foreign session is not_found, codes are not shown', async () => {
+  it('GraphQL `notifications`: the owner’s rows only, a foreign session is not_found, codes shown in a sandbox', async () => {
     const mine = await invitedSession(owner.token);
     const theirs = await invitedSession(stranger.token, { email: 'theirs@example.com' });
     await eventually(
@@ -194,12 +195,13 @@ describe('notifications without providers: the outbox', () => {
       'bad_request',
     );
 
-    // The code of a one-time-code row is the signer's secret, not the owner's.
+    // A sandbox shows one-time codes as the outbox holds them: an integrator reads them here (production: below).
     const codes = items.filter((item) => item.kind === 'mobile_otp');
     expect(codes.length).toBeGreaterThan(0);
     for (const item of codes) {
-      expect(item.text_body).not.toMatch(/\d{6}/);
-      expect(item.mime).toBeNull();
+      const row = await em().findOneOrFail(Notification, item.id);
+      expect(row.textBody).toMatch(/Your code is \d{6}/);
+      expect(item.text_body).toBe(row.textBody);
     }
 
     // Paging: newest first, one at a time.
@@ -212,5 +214,83 @@ describe('notifications without providers: the outbox', () => {
       headers: { authorization: `Bearer ${owner.token}` },
     });
     expect(response.status).toBe(404);
+  });
+});
+
+describe('the outbox in production: one-time codes are never shown', () => {
+  let app: TestApp;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: {
+        APP_ENV: 'production',
+        URL_SIGNING_SECRET: 'a-production-url-signing-secret',
+        SECRETS_ENCRYPTION_KEY: 'a-production-secrets-encryption-key',
+        TSA_URL: 'http://127.0.0.1:9/tsa',
+        PLATFORM_SIGNING_PFX: '/nonexistent/platform.p12',
+        ALLOW_SANDBOX_ESP: 'true',
+        ALLOW_SIMULATED_VENDOR: 'true',
+      },
+    });
+    owner = await app.createUser();
+  });
+  afterAll(async () => app?.close());
+
+  it('the owner reads that a code was sent, never the code: not in the outbox, the signer API’s answers or the logs', async () => {
+    const file = await uploadPdf(app, owner.token);
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, {
+        signers: [
+          signerInput({
+            email: 'asha@example.com',
+            verify_email: true,
+            verify_mobile: true,
+            mobile: '9876543210',
+            country_code: '91',
+          }),
+        ],
+      }),
+    );
+    const signer = session.signers[0];
+    const answers: string[] = [];
+    const signerApi = async (path: string, json: unknown) => {
+      const response = await fetch(new URL(`/signer-api${path}`, app.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${signer.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+      const text = await response.text();
+      answers.push(text);
+      return { status: response.status, text };
+    };
+    // No provider is configured, so the outbox row is the delivery and keeps the code (as in a sandbox).
+    const codeOf = async (kind: 'email_otp' | 'mobile_otp') => {
+      const row = await eventually(async () => {
+        const found = await em().findOne(Notification, { signer: signer.signer_id, kind });
+        return found?.status === 'sent' && found;
+      });
+      expect(row.provider).toBe('outbox');
+      return /Your code is (\d{6})/.exec(row.textBody)![1];
+    };
+    const em = () => app.services.orm.em.fork();
+
+    expect((await signerApi('/otp/send', { channel: 'email' })).status).toBe(200);
+    const emailCode = await codeOf('email_otp');
+    expect((await signerApi('/otp/verify', { channel: 'email', code: emailCode })).status).toBe(200);
+    expect((await signerApi('/otp/send', { channel: 'mobile' })).status).toBe(200);
+    const mobileCode = await codeOf('mobile_otp');
+
+    const outbox = await gql(app, owner.token, NotificationsDocument, { page: 1, size: 50, client_id: session.client_id });
+    expect(outbox.errors).toBeUndefined();
+    const codes = outbox.data!.notifications.items.filter((item) => item.kind.endsWith('_otp'));
+    expect(codes.map((item) => [item.kind, item.text_body, item.html_body, item.mime])).toEqual([
+      ['mobile_otp', HIDDEN_CODE_TEXT, null, null],
+      ['email_otp', HIDDEN_CODE_TEXT, null, null],
+    ]);
+    const everything = [JSON.stringify(outbox), ...answers, JSON.stringify(app.logs)].join('\n');
+    for (const code of [emailCode, mobileCode]) expect(everything).not.toContain(code);
   });
 });

@@ -20,6 +20,7 @@ export class NotificationResolver {
   async notifications(@Args() args: NotificationListArgs, @Ctx() ctx: RequestContext): Promise<NotificationMessagePageType> {
     if (args.client_id != null) await getOwnSession(ctx.services, ctx.em, ctx.actor, args.client_id);
     const page = await listOwnNotifications(ctx.em, ctx.actor, args);
-    return { items: page.items.map(toNotificationView), has_next: page.has_next };
+    const env = ctx.services.config.env;
+    return { items: page.items.map((row) => toNotificationView(row, env)), has_next: page.has_next };
   }
 }

@@ -60,11 +60,17 @@ export class NotificationMessageType {
 @ObjectType('NotificationMessagePage', { simpleResolvers: true })
 export class NotificationMessagePageType extends PageOf(NotificationMessageType) {}
 
-/** A signer's one-time code is theirs, not the owner's: the owner sees that it was sent, never the code. */
-const HIDDEN_CODE_TEXT = 'A one-time code for the signer (not shown).';
+/** A signer's one-time code is theirs, not the owner's: in production the owner sees that it was sent, never the code. */
+export const HIDDEN_CODE_TEXT = 'A one-time code for the signer (not shown).';
 
-export function toNotificationView(row: Notification): NotificationMessageType {
-  const secret = (row.kind === 'email_otp' || row.kind === 'mobile_otp') && row.textBody !== DELIVERED_CODE_TEXT;
+/**
+ * One outbox row as its owner reads it. A sandbox (where nobody real signs, and often no provider is configured)
+ * shows one-time codes as written, so an integrator can drive a signer's checks; production never does.
+ */
+export function toNotificationView(row: Notification, env: 'sandbox' | 'production'): NotificationMessageType {
+  // A delivered code's row keeps no code (DELIVERED_CODE_TEXT): shown as it is everywhere.
+  const code = (row.kind === 'email_otp' || row.kind === 'mobile_otp') && row.textBody !== DELIVERED_CODE_TEXT;
+  const secret = code && env !== 'sandbox';
   return {
     id: row.id,
     kind: row.kind,
