@@ -12,7 +12,9 @@
  *                                     (it then proves only that the request was not altered: sandbox use only)
  *   SANDBOX_ESP_STATE_SECRET          seals the state between the gateway's pages (default: random per start)
  *
- * The CA and response-signing certificates are printed at start: an ASP verifies responses with the latter.
+ * The CA and response-signing certificates are printed at start: an ASP verifies responses (and 3.2
+ * acknowledgements) with the latter. A 3.2 ASP POSTs its request XML to `/` and sends the signer to `/authpage`
+ * with `txnref` (the service: ESP_<NAME>_URL = this address, ESP_<NAME>_AUTH_URL = this address + `authpage`).
  */
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPkcs12 } from '../../src/platform/crypto/pkcs12';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest } from '../helpers/clients';
-import { createSession, sessionBody, signAsAadhaar, signerInput, uploadPdf } from '../helpers/factories';
+import { rest, signerApi } from '../helpers/clients';
+import { createSession, sessionBody, signAsAadhaar, signerInput, throughEsp, uploadPdf } from '../helpers/factories';
 import { signaturesOf } from '../helpers/pdf-signatures';
 import { ROOT, startServiceProcess, type ServiceProcess } from '../helpers/process';
 import { makePkcs12 } from '../helpers/pfx';
@@ -48,6 +48,14 @@ describe('the standalone sandbox ESP, configured as an ESP backend', () => {
         ESP_STANDALONE_ASP_ID: 'TEST-ASP',
         ESP_STANDALONE_ASP_PFX: path.join(dir, 'asp.p12'),
         ESP_STANDALONE_ASP_PFX_PASSWORD: 'asp-secret',
+        // The same gateway spoken to in 3.2: the request from this server, the signer sent to its /authpage.
+        ESP_STANDALONE32_URL: url,
+        ESP_STANDALONE32_VERSION: '3.2',
+        ESP_STANDALONE32_AUTH_URL: `${url}authpage`,
+        ESP_STANDALONE32_CERT: responseCertificate,
+        ESP_STANDALONE32_ASP_ID: 'TEST-ASP',
+        ESP_STANDALONE32_ASP_PFX: path.join(dir, 'asp.p12'),
+        ESP_STANDALONE32_ASP_PFX_PASSWORD: 'asp-secret',
       },
     });
     owner = await app.createUser();
@@ -59,16 +67,28 @@ describe('the standalone sandbox ESP, configured as an ESP backend', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('signs an Aadhaar signer through it, over HTTP only', async () => {
+  it.each(['standalone', 'standalone32'])('signs an Aadhaar signer through it, over HTTP only (backend %s)', async (backend) => {
     const file = await uploadPdf(app, owner.token);
     const session = await createSession(
       app,
       owner.token,
-      sessionBody(file, { sign_type: 'aadhaar', backend: 'standalone', signers: [signerInput({ full_name: 'Asha Rao' })] }),
+      sessionBody(file, { sign_type: 'aadhaar', backend, signers: [signerInput({ full_name: 'Asha Rao' })] }),
     );
-    expect(session.backend).toBe('standalone');
-    const signed = await signAsAadhaar(app, session.signers[0]!.token);
-    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    expect(session.backend).toBe(backend);
+    const token = session.signers[0]!.token as string;
+    if (backend === 'standalone32') {
+      // Acknowledged to this server: the browser is handed only txnref, for the gateway's authentication page.
+      const started = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      expect(started.body.data.esp_url).toMatch(/\/authpage$/);
+      expect(Object.keys(started.body.data.fields)).toEqual(['txnref']);
+      const { last } = await throughEsp(started.body.data.esp_url, started.body.data.fields, { authMode: 1 });
+      expect(last.status).toBe(303);
+      expect(last.location).toContain(`/sign/return?txn=${started.body.data.txn}&txnref=`);
+    } else {
+      const signed = await signAsAadhaar(app, token);
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    }
     const read = (await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } }))
       .body.data;
     expect(read.status).toBe('completed');
@@ -92,6 +112,6 @@ describe('the standalone sandbox ESP, configured as an ESP backend', () => {
       json: sessionBody(file, { sign_type: 'aadhaar', backend: 'emudhra' }),
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors).toEqual([{ field: 'backend', problem: 'must be one of standalone, sandbox' }]);
+    expect(unknown.body.errors).toEqual([{ field: 'backend', problem: 'must be one of standalone, standalone32, sandbox' }]);
   });
 });
