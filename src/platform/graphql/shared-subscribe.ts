@@ -3,6 +3,15 @@ import { STARTS_WITH_STATE, type StartingPointStream } from './starting-point';
 
 type Result = ExecutionResult | Promise<ExecutionResult>;
 
+/** A shared result as JSON, made once for all its subscribers (a changes-only stream compares it with the last). */
+const jsonOfResult = new WeakMap<object, string>();
+
+function jsonOf(result: ExecutionResult): string {
+  let json = jsonOfResult.get(result);
+  if (json === undefined) jsonOfResult.set(result, (json = JSON.stringify(result)));
+  return json;
+}
+
 /** Results per event object, per (owner, operation): dropped with the event once every subscriber got it. */
 const resultsPerEvent = new WeakMap<object, Map<string, Result>>();
 
@@ -43,7 +52,7 @@ export async function subscribeSharingResults(
         if (step.done) return { done: true, value: undefined };
         const result = await run(step.value);
         if (!changesOnly) return { done: false, value: result };
-        const json = JSON.stringify(result);
+        const json = jsonOf(result);
         if (json === lastSent) continue;
         lastSent = json;
         return { done: false, value: result };
