@@ -1,11 +1,19 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNER_PAGE_CSP, signerPageCsp } from '../../src/modules/signer-journey/page/signer-page';
+import { createRootCa } from '../../src/modules/signing/certificates';
+import { buildEsignAcknowledgement } from '../../src/modules/signing/esp/cca/esign-ack';
 import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { DESKTOP, hasChromium, seriousAxeViolations, useBrowser, watchPage } from '../helpers/browser';
 import { rest, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, throughEsp, uploadPdf, type SessionJson } from '../helpers/factories';
+import { makePkcs12 } from '../helpers/pfx';
 
 /**
  * Aadhaar eSign the CCA way, in Chromium: the signing page takes the signer's consent and hands them over to the
@@ -354,12 +362,72 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
     let owner: TestUser;
     let fileId: string;
 
+    let dir: string;
+    let refusing: ReturnType<express.Express['listen']>;
+
     beforeAll(async () => {
-      app = await startTestApp({ env: { ESP_SANDBOX_VERSION: '3.2' } });
+      // A second 3.2 ESP that refuses every request in its signed acknowledgement.
+      dir = mkdtempSync(path.join(os.tmpdir(), 'esp32-page-'));
+      const esp = createRootCa('A refusing ESP', 'Some ESP');
+      writeFileSync(path.join(dir, 'asp.p12'), makePkcs12({ password: 'asp-secret', commonName: 'Test ASP' }));
+      const fake = express();
+      fake.post('/esign', express.text({ type: () => true, limit: '1mb' }), (req, res) => {
+        const txn = /\btxn="([^"]+)"/.exec(String(req.body))?.[1] ?? 'unknown';
+        const refusal = { status: 'refused' as const, errCode: 'ESP-101', errMsg: 'ASP not enabled for this service' };
+        res
+          .type('application/xml')
+          .send(buildEsignAcknowledgement({ version: '3.2', txn, resCode: 'R', signer: esp, ...refusal }));
+      });
+      refusing = fake.listen(0, '127.0.0.1');
+      await new Promise((resolve) => refusing.once('listening', resolve));
+      const espUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+      app = await startTestApp({
+        env: {
+          ESP_SANDBOX_VERSION: '3.2',
+          ESP_REFUSING_URL: `${espUrl}/esign`,
+          ESP_REFUSING_AUTH_URL: `${espUrl}/authpage`,
+          ESP_REFUSING_VERSION: '3.2',
+          ESP_REFUSING_CERT: esp.certificatePem,
+          ESP_REFUSING_ASP_ID: 'TEST-ASP',
+          ESP_REFUSING_ASP_PFX: path.join(dir, 'asp.p12'),
+          ESP_REFUSING_ASP_PFX_PASSWORD: 'asp-secret',
+        },
+      });
       owner = await app.createUser();
       fileId = await uploadPdf(app, owner.token);
     });
-    afterAll(async () => app?.close());
+    afterAll(async () => {
+      await app?.close();
+      await new Promise((resolve) => refusing?.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('an ESP that refuses the request: the page says why, stays here, and no attempt is lost', async () => {
+      const session = await createSession(
+        app,
+        owner.token,
+        sessionBody(fileId, {
+          sign_type: 'aadhaar',
+          backend: 'refusing',
+          max_retry: 1,
+          signers: [signerInput({ full_name: 'Asha Rao' })],
+        }),
+      );
+      const { page, errors, close } = await open(session.signers[0].invite_url as string);
+      try {
+        await page.getByLabel(/I agree to authenticate with Aadhaar/).check();
+        await page.getByRole('button', { name: 'Continue to Aadhaar eSign', exact: true }).click();
+        await page.getByText('The eSign Service Provider refused the request: ASP not enabled for this service.').waitFor();
+        expect(await page.getByText('ESP-101').count()).toBe(0);
+        expect(new URL(page.url()).pathname).toBe(`/sign/${session.signers[0].token}`);
+        const signer = (await signerApi(app, 'GET', '/session', session.signers[0].token)).body.data.signer;
+        expect(signer).toMatchObject({ status: 'pending', attempts_left: 1 });
+        expect(signer.esp_transaction).toMatchObject({ status: 'failed', error_code: 'ESP-101' });
+        expect(unexpected(errors, 503)).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
 
     it('signs end to end; back before the response is read, the page waits for it', async () => {
       const session = await createSession(

@@ -489,7 +489,8 @@ function espStartStep(ctx, view, transaction, { restart = false } = {}) {
           await ctx.refresh();
           return;
         }
-        if (!ctx.failed(failure)) report(failure, error, submit);
+        // A 3.2 ESP that did not take the request: the message says why; `esp` repeats it with the ESP's code.
+        if (!ctx.failed(failure)) report(failure, error, submit, { except: ['esp'] });
         return;
       }
       const target = espTargetOf(started);
