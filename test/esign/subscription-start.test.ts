@@ -1,7 +1,8 @@
 /**
  * Every per-resource subscription starts with the resource's current state (issue 29), then its changes, with a
  * real graphql-ws client: a finished session or order yields its state at once; a live one yields its current
- * state, then each change; and a change racing the start of the subscription is never lost nor sent twice.
+ * state, then each change; and a change racing the start of the subscription, or made while the service's
+ * listener was reconnecting, is never lost nor sent twice.
  */
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +145,30 @@ describe('subscriptions start with the current state', () => {
       expect(['pending,cancelled', 'cancelled']).toContain(updates.map((update) => update.status).join(','));
       watching.stop();
     }
+  });
+
+  it('a change made while the service’s listener was away reaches the subscriber once it is back', async () => {
+    const session = await createSession(app, owner.token, sessionBody(fileId));
+    const watching = watch<SessionUpdate>(connect(), SESSION, session.client_id, 'esignSessionUpdated');
+    await watching.until((updates) => updates.length > 0, 'the starting state');
+    const connection = app.services.orm.em.fork().getConnection();
+    const listeners = () =>
+      connection.execute<{ pid: number }[]>(
+        `select pid from pg_stat_activity where application_name = 'esign-events' and datname = current_database()`,
+      );
+    const [before] = await listeners();
+    // The bus loses its LISTEN connection; the cancellation's notification goes out while no one listens.
+    await connection.execute('select pg_terminate_backend(?)', [before!.pid]);
+    const deadline = Date.now() + 15_000;
+    while ((await listeners()).some((row) => row.pid === before!.pid)) {
+      if (Date.now() > deadline) throw new Error('the listener was not terminated');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await rest(app, 'POST', '/esign/cancel', { token: owner.token, json: { client_id: session.client_id } });
+    // Back (the bus reconnects by itself), the subscription reads the session again.
+    const updates = await watching.until((seen) => seen.at(-1)?.status === 'cancelled', 'the cancellation after the reconnect');
+    expect(updates.map((update) => update.status)).toEqual(['pending', 'cancelled']);
+    watching.stop();
   });
 
   it('a finished order yields its counts at once', async () => {

@@ -179,8 +179,12 @@ export class EsignSessionResolver {
       const clientId = args.client_id as string;
       await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId);
       // The topic is the session's own id, checked above; each event is checked again as it is read. Listening
-      // starts before the current state is read, so a change between the two is not lost.
-      return startingWith({ client_id: clientId }, ctx.services.events.listen(sessionTopic(clientId)));
+      // starts before the current state is read, so a change between the two is not lost; after the bus lost its
+      // connection, the resource is read again (what was published meanwhile never arrives).
+      return startingWith(
+        { client_id: clientId },
+        ctx.services.events.listen(sessionTopic(clientId), () => ({ client_id: clientId })),
+      );
     },
   })
   async esignSessionUpdated(

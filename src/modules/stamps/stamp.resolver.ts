@@ -132,8 +132,12 @@ export class StampOrderResolver {
       const clientId = args.client_id as string;
       await getOwnOrder(ctx.em, ctx.actor, clientId);
       // The topic is the order's own id, checked above; each event is checked again as it is read. Listening
-      // starts before the current state is read, so a change between the two is not lost.
-      return startingWith({ client_id: clientId }, ctx.services.events.listen(orderTopic(clientId)));
+      // starts before the current state is read, so a change between the two is not lost; after the bus lost its
+      // connection, the resource is read again (what was published meanwhile never arrives).
+      return startingWith(
+        { client_id: clientId },
+        ctx.services.events.listen(orderTopic(clientId), () => ({ client_id: clientId })),
+      );
     },
   })
   async stampOrderUpdated(

@@ -35,6 +35,8 @@ export class EventBus {
   private reconnectTimer?: NodeJS.Timeout;
   private listened = false;
   private readonly reconnected = new Set<() => void>();
+  /** The resync event of each topic for the reconnect under way: one event object, read once for its listeners. */
+  private readonly resyncs = new Map<string, Record<string, unknown>>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -54,7 +56,10 @@ export class EventBus {
     this.client = client;
     const again = this.listened;
     this.listened = true;
-    if (again) for (const listener of this.reconnected) listener();
+    if (again) {
+      this.resyncs.clear();
+      for (const listener of this.reconnected) listener();
+    }
   }
 
   /**
@@ -101,24 +106,34 @@ export class EventBus {
    * Listens on `topic` from this call on (not from the first `next()`, as `subscribe` does): what is published
    * between this call and the consumer's first read is kept for it. At most LISTEN_BUFFER events wait; beyond that
    * the oldest go (subscribers read the resource afresh on each event, so the newest carries what the others did).
+   * With `resync`, the event it makes is added each time the bus is back after losing its connection: what was
+   * published meanwhile never arrives, so the listener reads the resource again.
    */
-  listen(topic: string): AsyncIterableIterator<Record<string, unknown>> {
+  listen(topic: string, resync?: () => Record<string, unknown>): AsyncIterableIterator<Record<string, unknown>> {
     const queue: Record<string, unknown>[] = [];
     let waiting: ((step: IteratorResult<Record<string, unknown>>) => void) | undefined;
     let closed = false;
-    const listener = (event: Event) => {
-      const detail = (event as CustomEvent<Record<string, unknown>>).detail;
+    const push = (detail: Record<string, unknown>) => {
       if (waiting) {
         const wake = waiting;
         waiting = undefined;
         wake({ done: false, value: detail });
       } else if (queue.push(detail) > LISTEN_BUFFER) queue.shift();
     };
+    const listener = (event: Event) => push((event as CustomEvent<Record<string, unknown>>).detail);
     this.target.addEventListener(topic, listener);
+    const unfollow = resync
+      ? this.onReconnect(() => {
+          let detail = this.resyncs.get(topic);
+          if (!detail) this.resyncs.set(topic, (detail = resync()));
+          push(detail);
+        })
+      : undefined;
     const close = () => {
       if (closed) return;
       closed = true;
       this.target.removeEventListener(topic, listener);
+      unfollow?.();
       queue.length = 0;
       waiting?.({ done: true, value: undefined });
       waiting = undefined;
