@@ -107,7 +107,8 @@ export async function contentionBenchmarks(database: BenchDatabase): Promise<Ben
   try {
     const user = await app.createUser();
     const pdf = await uploadPdf(app, user.token, await makePdf(2));
-    const amountFlow = { amount: AMOUNT, state_code: 'MH', article_id: 'MH-5' };
+    // The stock is mock stamps: the sessions ask for them (a session takes real stamps only unless it says so).
+    const amountFlow = { amount: AMOUNT, state_code: 'MH', article_id: 'MH-5', mock: true };
     // Warm-up on another article, so that the race's inventory is untouched.
     const warmupStock = await mockStamps(app, user.token, STAMP_RUPEES, 4, 'MH-4');
     const stock = await mockStamps(app, user.token, STAMP_RUPEES, STOCK, 'MH-5');

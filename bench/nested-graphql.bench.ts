@@ -109,7 +109,7 @@ export async function nestedGraphqlBenchmarks(database: BenchDatabase): Promise<
           createSession(
             app,
             user.token,
-            sessionRequest(pdf, SIGNERS, asset, { stamp_instance_ids: orders.map((ids) => ids[first + k]) }),
+            sessionRequest(pdf, SIGNERS, asset, { stamp_instance_ids: orders.map((ids) => ids[first + k]), mock: true }),
           ),
         ),
       );

@@ -69,7 +69,7 @@ describe('a signer declines', () => {
       app,
       owner.token,
       sessionBody(fileId, {
-        stamp: { stamp_instance_ids: [stampId] },
+        stamp: { stamp_instance_ids: [stampId], mock: true },
         signers: [signerInput({ full_name: 'Asha Rao' }), signerInput({ full_name: 'Vikram Singh' })],
       }),
     );

@@ -33,6 +33,7 @@ const SESSION_KEYS = [
   'signer_idx',
   'signers',
   'signing_order',
+  'stamps',
   'status',
   'template_id',
   'template_version',

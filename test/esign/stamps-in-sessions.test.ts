@@ -2,6 +2,7 @@ import { inflateSync } from 'node:zlib';
 import { PDFArray, PDFDocument, PDFName, PDFRawStream, type PDFPage } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordSignature } from '../../src/modules/esign/record-signature';
+import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
 import { corpusFile } from '../helpers/fixtures';
@@ -14,6 +15,8 @@ interface Stock {
   article?: string;
   first?: string;
   second?: string;
+  /** A mock order (free, "MOCK - NOT A LEGAL STAMP"); real (procured, charged) by default. */
+  mock?: boolean;
 }
 
 /** The raw (still encoded) bytes of a page's content streams: copied pages must keep them unchanged. */
@@ -52,8 +55,10 @@ describe('stamps reserved into sessions', () => {
     }
   }
 
-  /** Procures stamps (mock orders: free and immediate) and returns their ids, oldest first. */
+  /** Procures stamps (real ones, paid from a credit made for them, unless `mock`) and returns their ids, oldest first. */
   async function stock(user: TestUser, spec: Stock): Promise<string[]> {
+    // Duty and the default fee (10 rupees) per stamp, in paise.
+    if (!spec.mock) await creditWallet(app.services.orm.em.fork(), user.user_id, BigInt((spec.duty + 10) * spec.quantity * 100));
     const response = await rest<{ client_id: string }>(app, 'POST', '/stamps/create-order', {
       token: user.token,
       json: {
@@ -64,7 +69,7 @@ describe('stamps reserved into sessions', () => {
         stamp_duty_amount: spec.duty,
         consideration_amount: 1000,
         quantity: spec.quantity,
-        mock: true,
+        mock: spec.mock ?? false,
       },
     });
     expect(response.status).toBe(200);
@@ -237,6 +242,137 @@ describe('stamps reserved into sessions', () => {
       expect((await statusOf([theirs]))[0].status).toBe('available');
       const repeated = await initializeEsign(app, user.token, sessionBody(file, { stamp: { stamp_instance_ids: [b, b] } }));
       expect(repeated.status).toBe(400);
+    });
+  });
+
+  describe('mock and real stamps never mix in a session', () => {
+    const certificates = async (ids: string[]) =>
+      (
+        await sql<{ certificate_number: string }>(
+          `select certificate_number from stamp_instances where id in (${ids.map(() => '?').join(', ')})`,
+          ids,
+        )
+      ).map((row) => row.certificate_number.split('-')[0]);
+
+    it('the amount flow takes real stamps only, and mock ones only when the session asks with stamp.mock', async () => {
+      const user = await app.createUser();
+      const file = await uploadPdf(app, user.token);
+      // The mock stamps are the older ones: oldest-first alone would pick them.
+      const mock = await stock(user, { duty: 100, quantity: 2, mock: true });
+      const real = await stock(user, { duty: 100, quantity: 2 });
+      const amount = (value: string, extra: Record<string, unknown> = {}) =>
+        sessionBody(file, { stamp: { amount: value, state_code: 'MH', article_id: 'MH-5', ...extra } });
+
+      const realSession = await initializeEsign(app, user.token, amount('200'));
+      expect(realSession.status, JSON.stringify(realSession.body)).toBe(200);
+      const held = (await heldBy(realSession.body.data!.client_id)).map((row) => row.id);
+      expect(held.sort()).toEqual([...real].sort());
+      expect(await certificates(held)).toEqual(['IN', 'IN']);
+
+      // Only mock stamps are left: a session that did not ask for them gets none.
+      const none = await initializeEsign(app, user.token, amount('100'));
+      expect(none.status).toBe(422);
+      expect(none.body).toMatchObject({ message: 'stamp_combination_not_found', errors: [{ field: 'stamp.amount' }] });
+      expect(none.body.errors![0].problem).toContain('stamp.mock');
+      const explicitFalse = await initializeEsign(app, user.token, amount('100', { mock: false }));
+      expect(explicitFalse.status).toBe(422);
+      expect(await statusOf(mock)).toEqual(mock.map((id) => ({ id, status: 'available', session_id: null })));
+
+      const mockSession = await initializeEsign(app, user.token, amount('200', { mock: true }));
+      expect(mockSession.status, JSON.stringify(mockSession.body)).toBe(200);
+      const heldMock = (await heldBy(mockSession.body.data!.client_id)).map((row) => row.id);
+      expect(heldMock.sort()).toEqual([...mock].sort());
+      expect(await certificates(heldMock)).toEqual(['MOCK', 'MOCK']);
+
+      // And a mock session takes no real stamp.
+      await stock(user, { duty: 100, quantity: 1 });
+      const noMockLeft = await initializeEsign(app, user.token, amount('100', { mock: true }));
+      expect(noMockLeft.status).toBe(422);
+      expect(noMockLeft.body.message).toBe('stamp_combination_not_found');
+    });
+
+    it('the explicit flow refuses a stamp of the other kind with 422, naming it, and reserves nothing', async () => {
+      const user = await app.createUser();
+      const file = await uploadPdf(app, user.token);
+      const [mockStamp] = await stock(user, { duty: 100, quantity: 1, mock: true });
+      const [realA, realB] = await stock(user, { duty: 100, quantity: 2 });
+      const explicit = (ids: string[], extra: Record<string, unknown> = {}) =>
+        initializeEsign(app, user.token, sessionBody(file, { stamp: { stamp_instance_ids: ids, ...extra } }));
+
+      const mixed = await explicit([realA, mockStamp]);
+      expect(mixed.status).toBe(422);
+      expect(mixed.body).toMatchObject({ data: null, success: false, message: 'inventory_conflict' });
+      expect(mixed.body.errors).toEqual([
+        { field: `stamp.stamp_instance_ids.${mockStamp}`, problem: expect.stringMatching(/mock/) },
+      ]);
+      const realInMock = await explicit([realA, mockStamp], { mock: true });
+      expect(realInMock.status).toBe(422);
+      expect(realInMock.body.errors).toEqual([
+        { field: `stamp.stamp_instance_ids.${realA}`, problem: expect.stringMatching(/real/) },
+      ]);
+      expect(await statusOf([mockStamp, realA, realB])).toEqual(
+        [mockStamp, realA, realB].map((id) => ({ id, status: 'available', session_id: null })),
+      );
+      expect(await sql(`select 1 from esign_sessions where user_id = ?`, [user.user_id])).toHaveLength(0);
+
+      const mockSession = await explicit([mockStamp], { mock: true });
+      expect(mockSession.status).toBe(200);
+      const realSession = await explicit([realA, realB], { mock: false });
+      expect(realSession.status).toBe(200);
+      expect((await statusOf([mockStamp, realA])).map((row) => row.session_id)).toEqual([
+        mockSession.body.data!.client_id,
+        realSession.body.data!.client_id,
+      ]);
+    });
+
+    it('initialize-from-template and GraphQL take the same stamp.mock', async () => {
+      const user = await app.createUser();
+      const file = await uploadPdf(app, user.token);
+      const mock = await stock(user, { duty: 100, quantity: 1, mock: true });
+      const real = await stock(user, { duty: 100, quantity: 1 });
+      const template = await rest<any>(app, 'POST', '/templates/save', {
+        token: user.token,
+        json: { name: 'Lease', file_id: file, signers: [{ reason: 'Lease', elements: [signatureAt(1)] }] },
+      });
+      const fromTemplate = (mockFlag?: boolean) =>
+        rest<any>(app, 'POST', '/esign/initialize-from-template', {
+          token: user.token,
+          json: {
+            template_id: template.body.data.client_id,
+            sign_type: 'suresign',
+            stamp: { amount: '100', state_code: 'MH', article_id: 'MH-5', ...(mockFlag === undefined ? {} : { mock: mockFlag }) },
+            signers: [{ full_name: 'Asha Rao', email: 'asha@example.com' }],
+          },
+        });
+      const realSession = await fromTemplate();
+      expect(realSession.status, JSON.stringify(realSession.body)).toBe(200);
+      expect((await heldBy(realSession.body.data.client_id)).map((row) => row.id)).toEqual(real);
+      const another = await fromTemplate();
+      expect(another.status).toBe(422);
+
+      const query = `mutation ($file: String, $ids: [String!]) {
+        initializeEsign(file_id: $file, sign_type: "suresign", stamp: { stamp_instance_ids: $ids, mock: true },
+          signers: [{ full_name: "Asha Rao", email: "asha@example.com", elements: [{ x: 72, y: 600, page: 0, type: "signature", alignment: "left" }] }]) {
+          client_id stamps { stamp_id }
+        }
+      }`;
+      const overGraphQL = async (ids: string[]) =>
+        (await (
+          await fetch(`${app.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+            body: JSON.stringify({ query, variables: { file, ids } }),
+          })
+        ).json()) as any;
+      const freshReal = await stock(user, { duty: 100, quantity: 1 });
+      const wrongKind = await overGraphQL(freshReal);
+      expect(wrongKind.errors?.[0].extensions).toMatchObject({
+        code: 'inventory_conflict',
+        errors: [{ field: `stamp.stamp_instance_ids.${freshReal[0]}` }],
+      });
+      const mockSession = await overGraphQL(mock);
+      expect(mockSession.errors).toBeUndefined();
+      expect(mockSession.data.initializeEsign.stamps).toEqual([{ stamp_id: mock[0] }]);
     });
   });
 
@@ -436,7 +572,7 @@ describe('stamps reserved into sessions', () => {
         rejected_reason: null,
         session_id: null,
       });
-      expect(fresh.certificate_number).toMatch(/^MOCK-MH\d{22}$/);
+      expect(fresh.certificate_number).toMatch(/^IN-MH\d{22}$/);
       expect(fresh.verification_code).toMatch(/^[A-Z2-9]{12}$/);
       expect(steps(fresh.history)).toEqual([created, procured]);
 
@@ -501,7 +637,9 @@ describe('stamps reserved into sessions', () => {
            from stamp_instances where id = ? returning id`,
         [stampId],
       );
-      await sql(`update stamp_instances set status = 'rejected', rejected_reason = 'stock unavailable' where id = ?`, [pending.id]);
+      await sql(`update stamp_instances set status = 'rejected', rejected_reason = 'stock unavailable' where id = ?`, [
+        pending.id,
+      ]);
       const rejected = await instance(user, pending.id);
       expect(rejected).toMatchObject({ status: 'rejected', rejected_reason: 'stock unavailable', certificate_number: null });
       expect(steps(rejected.history)).toEqual([
@@ -591,9 +729,44 @@ describe('stamps reserved into sessions', () => {
     expect(
       body.data.stampOrder.stamps.every((s: any) => s.session.client_id === sessionId && s.session.status === 'pending'),
     ).toBe(true);
-    // The REST details keep to the contract: no stamps field on the session.
-    const restRead = await rest<any>(app, 'GET', '/esign/details', { token: user.token, query: { client_id: sessionId } });
-    expect(restRead.body.data.stamps).toBeUndefined();
+  });
+
+  it('the REST session read lists the stamps the session holds, then used, as {stamp_id, status}; none for others', async () => {
+    const user = await app.createUser();
+    const file = await uploadPdf(app, user.token);
+    const ids = await stock(user, { duty: 100, quantity: 2 });
+    const created = await initializeEsign(
+      app,
+      user.token,
+      sessionBody(file, { stamp: { stamp_instance_ids: [ids[1], ids[0]] } }),
+    );
+    expect(created.status).toBe(200);
+    const sessionId = created.body.data!.client_id;
+    // The answer of initialize-esign already says which stamps it holds.
+    expect(created.body.data!.stamps).toEqual(expect.arrayContaining(ids.map((id) => ({ stamp_id: id, status: 'reserved' }))));
+    const details = async (id: string) =>
+      (await rest<any>(app, 'GET', '/esign/details', { token: user.token, query: { client_id: id } })).body.data;
+    const held = await details(sessionId);
+    expect(held.stamps).toHaveLength(2);
+    expect([...held.stamps].sort((a: any, b: any) => a.stamp_id.localeCompare(b.stamp_id))).toEqual(
+      [...ids].sort().map((id) => ({ stamp_id: id, status: 'reserved' })),
+    );
+    await recordSignature(app.services, app.services.orm.em.fork(), {
+      sessionId,
+      signerId: created.body.data!.signers[0].signer_id,
+      signedPdf: FOUR_PAGE_PDF,
+    });
+    expect((await details(sessionId)).stamps.map((s: any) => s.status)).toEqual(['used', 'used']);
+    const listed = await rest<any>(app, 'GET', '/esign/list', { token: user.token, query: { page: 1, size: 10 } });
+    expect(listed.body.data.items.find((s: any) => s.client_id === sessionId).stamps).toHaveLength(2);
+
+    const plain = await initializeEsign(app, user.token, sessionBody(file));
+    expect((await details(plain.body.data!.client_id)).stamps).toEqual([]);
+    // A cancelled session gave its stamps back: it holds none.
+    const [spare] = await stock(user, { duty: 100, quantity: 1 });
+    const cancelled = await initializeEsign(app, user.token, sessionBody(file, { stamp: { stamp_instance_ids: [spare] } }));
+    await rest(app, 'POST', '/esign/cancel', { token: user.token, json: { client_id: cancelled.body.data!.client_id } });
+    expect((await details(cancelled.body.data!.client_id)).stamps).toEqual([]);
   });
 
   it('initialize-from-template reserves stamps the same way', async () => {

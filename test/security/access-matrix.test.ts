@@ -1025,7 +1025,7 @@ const GQL: Record<string, GqlSpec> = {
       const session = await ownerRest({
         method: 'POST',
         path: '/esign/initialize-esign',
-        json: sessionBody(ids.pdf, { stamp: { stamp_instance_ids: [ids.stamp] } }),
+        json: sessionBody(ids.pdf, { stamp: { stamp_instance_ids: [ids.stamp], mock: true } }),
       });
       await ownerRest({ method: 'POST', path: '/esign/cancel', json: { client_id: session.client_id } });
     },
@@ -1172,7 +1172,7 @@ const REFERENCE_CASES: Record<string, { rest: RestCall['method']; path: string }
     path: '/esign/initialize-esign',
     field: 'initializeEsign',
     kind: 'stamp',
-    body: (ref, own) => sessionBody(own.pdf, { stamp: { stamp_instance_ids: [ref] } }),
+    body: (ref, own) => sessionBody(own.pdf, { stamp: { stamp_instance_ids: [ref], mock: true } }),
     refused: { status: 422, message: 'inventory_conflict', code: 'inventory_conflict' },
   },
   'templates/save: file_id': {
@@ -1221,7 +1221,11 @@ const REFERENCE_CASES: Record<string, { rest: RestCall['method']; path: string }
     path: '/esign/initialize-from-template',
     field: 'initializeFromTemplate',
     kind: 'stamp',
-    body: (ref, own) => ({ template_id: own.template, signers: runtimeSigners(), stamp: { stamp_instance_ids: [ref] } }),
+    body: (ref, own) => ({
+      template_id: own.template,
+      signers: runtimeSigners(),
+      stamp: { stamp_instance_ids: [ref], mock: true },
+    }),
     refused: { status: 422, message: 'inventory_conflict', code: 'inventory_conflict' },
   },
 };

@@ -150,7 +150,7 @@ describe('incremental updates: earlier signatures survive', () => {
     });
     return sessionBody(fileId, {
       signers,
-      ...(layout.stamp ? { stamp: { amount: '100', state_code: 'MH', article_id: 'MH-5' } } : {}),
+      ...(layout.stamp ? { stamp: { amount: '100', state_code: 'MH', article_id: 'MH-5', mock: true } } : {}),
     });
   }
 

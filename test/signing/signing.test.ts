@@ -194,7 +194,7 @@ describe('signing sessions (aadhaar, suresign and pfx)', () => {
       app,
       owner.token,
       sessionBody(file, {
-        stamp: { amount: '100', state_code: 'MH', article_id: 'MH-5' },
+        stamp: { amount: '100', state_code: 'MH', article_id: 'MH-5', mock: true },
         signers: [
           signerInput({
             elements: [signatureAt(1, 72, 600), { x: 300, y: 600, page: 1, type: 'image', alignment: 'left', value: asset }],

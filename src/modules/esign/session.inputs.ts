@@ -84,6 +84,13 @@ export class StampRequestInput {
 
   @Field(() => [String], { nullable: true, description: 'Explicit flow: `stamp_inst_...` identifiers.' })
   stamp_instance_ids?: string[] | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'true: take stamps of mock orders only; absent or false (default): real stamps only. A session never mixes the two (added).',
+  })
+  mock?: boolean | null;
 }
 
 /**

@@ -209,12 +209,15 @@ export class EsignSessionResolver {
     });
   }
 
+  /** On both faces (REST since issue 29): `[{ stamp_id, status }]` there, as an order's `stamps`. */
   @FieldResolver(() => [StampInstanceType], {
-    description: 'The stamps the session holds (their pages come first in the current PDF).',
+    description:
+      'The stamps the session holds (`reserved`) or used (`used`), their pages first in the current PDF; empty once a cancel, expiry or decline gave them back (added).',
   })
-  @GraphQLOnly()
   @MaxItems(MAX_EXPLICIT_STAMPS)
   async stamps(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<StampInstanceType[]> {
+    // A session made without stamps never holds any: the hot details read costs no statement for them.
+    if (session.stamp_page_count === 0) return [];
     return (await ctx.loaders.stampsBySession.load(session.client_id)).map(toStampView);
   }
 

@@ -11,6 +11,8 @@ export interface StampRequest {
   first_party_name?: string | null;
   second_party_name?: string | null;
   stamp_instance_ids?: string[] | null;
+  /** true: mock stamps only; absent or false: real (procured) stamps only. A session never mixes the two. */
+  mock?: boolean | null;
 }
 
 /** A session's stamp request, checked for shape; availability is decided when reserving. */
@@ -22,8 +24,9 @@ export type StampPlan =
       articleId: string;
       firstPartyName?: string;
       secondPartyName?: string;
+      mock: boolean;
     }
-  | { kind: 'explicit'; instanceIds: string[] };
+  | { kind: 'explicit'; instanceIds: string[]; mock: boolean };
 
 /**
  * Either the amount flow (`amount` as a decimal string of rupees, `state_code`, `article_id`, optionally the
@@ -31,6 +34,7 @@ export type StampPlan =
  */
 export function planStamp(problems: Problems, input: StampRequest | null | undefined): StampPlan | null {
   if (!input) return null;
+  const mock = input.mock === true;
   const ids = input.stamp_instance_ids;
   const amountFlow = ['amount', 'state_code', 'article_id', 'first_party_name', 'second_party_name'].some(
     (key) => !isAbsent(input[key as keyof StampRequest]),
@@ -47,7 +51,7 @@ export function planStamp(problems: Problems, input: StampRequest | null | undef
       problems.invalidField('stamp.stamp_instance_ids', `at most ${MAX_EXPLICIT_STAMPS} stamps`);
     else if (unique.some((id) => !id.startsWith('stamp_inst_')))
       problems.invalidField('stamp.stamp_instance_ids', 'must be stamp_inst_... identifiers');
-    else return { kind: 'explicit', instanceIds: unique };
+    else return { kind: 'explicit', instanceIds: unique, mock };
     return null;
   }
   for (const key of ['amount', 'state_code', 'article_id'] as const)
@@ -65,5 +69,6 @@ export function planStamp(problems: Problems, input: StampRequest | null | undef
     articleId: input.article_id!.trim().toUpperCase(),
     firstPartyName: input.first_party_name?.trim() || undefined,
     secondPartyName: input.second_party_name?.trim() || undefined,
+    mock,
   };
 }

@@ -30,7 +30,8 @@ export async function reserveStamps(
   plan: StampPlan,
   sessionId: string,
 ): Promise<ReservedStamp[]> {
-  const ids = plan.kind === 'explicit' ? await lockNamed(tx, actor, plan.instanceIds) : await lockCombination(tx, actor, plan);
+  const ids =
+    plan.kind === 'explicit' ? await lockNamed(tx, actor, plan.instanceIds, plan.mock) : await lockCombination(tx, actor, plan);
   const conn = tx.getConnection();
   const ctx = tx.getTransactionContext();
   await conn.execute(
@@ -56,21 +57,31 @@ export async function reserveStamps(
   });
 }
 
-async function lockNamed(tx: EntityManager, actor: Actor, instanceIds: string[]): Promise<string[]> {
-  const rows = await tx
-    .getConnection()
-    .execute<{ id: string; user_id: string; status: string }[]>(
-      `select id, user_id, status from stamp_instances where id in (${instanceIds.map(() => '?').join(', ')}) order by id for update`,
-      instanceIds,
-      'all',
-      tx.getTransactionContext(),
-    );
+/** What a stamp of the other kind is called in a refusal: a session never mixes mock and real stamps. */
+const WRONG_KIND = {
+  mockInRealSession:
+    'a mock stamp (not a legal stamp): this session takes real stamps only; name real stamps, or send stamp.mock: true for a session on mock stamps',
+  realInMockSession: 'a real stamp: this session asked for mock stamps (stamp.mock: true); name mock stamps only',
+};
+
+async function lockNamed(tx: EntityManager, actor: Actor, instanceIds: string[], mock: boolean): Promise<string[]> {
+  const rows = await tx.getConnection().execute<{ id: string; user_id: string; status: string; mock: boolean }[]>(
+    `select i.id, i.user_id, i.status, o.mock from stamp_instances i join stamp_orders o on o.id = i.order_id
+        where i.id in (${instanceIds.map(() => '?').join(', ')}) order by i.id for update of i`,
+    instanceIds,
+    'all',
+    tx.getTransactionContext(),
+  );
   const byId = new Map(rows.map((row) => [row.id, row]));
   const problems = instanceIds.flatMap((id) => {
     const row = byId.get(id);
     if (!row || row.user_id !== actor.userId)
       return [{ field: `stamp.stamp_instance_ids.${id}`, problem: 'no such stamp in your inventory' }];
     if (row.status !== 'available') return [{ field: `stamp.stamp_instance_ids.${id}`, problem: `the stamp is ${row.status}` }];
+    if (row.mock !== mock) {
+      const problem = row.mock ? WRONG_KIND.mockInRealSession : WRONG_KIND.realInMockSession;
+      return [{ field: `stamp.stamp_instance_ids.${id}`, problem }];
+    }
     return [];
   });
   if (problems.length > 0) throw new AppError('inventory_conflict', { errors: problems });
@@ -88,8 +99,9 @@ async function lockCombination(tx: EntityManager, actor: Actor, plan: Extract<St
   }
   const conn = tx.getConnection();
   const ctx = tx.getTransactionContext();
-  const filters = [`i.user_id = ?`, `i.state_code = ?`, `i.article_id = ?`, `i.status = 'available'`];
-  const params: unknown[] = [actor.userId, state.code, plan.articleId];
+  // Real stamps only, or mock stamps only when the session asks for them: never a mix.
+  const filters = [`i.user_id = ?`, `i.state_code = ?`, `i.article_id = ?`, `i.status = 'available'`, `o.mock = ?`];
+  const params: unknown[] = [actor.userId, state.code, plan.articleId, plan.mock];
   if (plan.firstPartyName) {
     filters.push('o.first_party_name = ?');
     params.push(plan.firstPartyName);
@@ -134,7 +146,7 @@ async function lockCombination(tx: EntityManager, actor: Actor, plan: Extract<St
     errors: [
       {
         field: 'stamp.amount',
-        problem: `no available ${state.code} ${plan.articleId} stamps add up to exactly ${formatRupees(plan.amountPaise)}`,
+        problem: `no available ${plan.mock ? 'mock' : 'real'} ${state.code} ${plan.articleId} stamps add up to exactly ${formatRupees(plan.amountPaise)}${plan.mock ? '' : ' (mock stamps are taken only with stamp.mock: true)'}`,
       },
     ],
   });
