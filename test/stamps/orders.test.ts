@@ -2,6 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inflateSync } from 'node:zlib';
 import { PDFArray, PDFDocument, PDFName, PDFRawStream, type PDFObject } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
+import { SimulatedVendor } from '../../src/modules/stamps/vendors/simulated-vendors';
+import type { StampVendor } from '../../src/modules/stamps/vendors/vendor';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import {
   StampOrdersArticlesDocument,
@@ -30,7 +33,8 @@ const CREATED_ORDER_KEYS = [
   'state_code',
   'user_id',
 ];
-const ORDER_KEYS = [...CREATED_ORDER_KEYS, 'status_counts'].sort();
+/** Order reads add `status_counts`, and (added by this service) `status` and `net_charged_amount`. */
+const ORDER_KEYS = [...CREATED_ORDER_KEYS, 'net_charged_amount', 'status', 'status_counts'].sort();
 const STATUS_KEYS = ['available', 'pending', 'rejected', 'reserved', 'used'];
 
 interface StatusCounts {
@@ -57,6 +61,8 @@ interface OrderJson {
   mock: boolean;
   stamps: { stamp_id: string; status: string }[];
   status_counts?: StatusCounts;
+  status?: string;
+  net_charged_amount?: string;
 }
 
 interface WalletJson {
@@ -460,7 +466,13 @@ describe('stamp orders', () => {
       expect(Object.keys(order).sort()).toEqual(ORDER_KEYS);
       expect(Object.keys(order.status_counts!).sort()).toEqual(STATUS_KEYS);
       // Pending instances are counted, not listed.
-      expect(order).toEqual({ ...created, status_counts: { pending: 2, available: 0, reserved: 0, used: 0, rejected: 0 } });
+      // 2 x (100 + 10.00) charged, nothing settled yet.
+      expect(order).toEqual({
+        ...created,
+        status_counts: { pending: 2, available: 0, reserved: 0, used: 0, rejected: 0 },
+        status: 'pending',
+        net_charged_amount: '220.00',
+      });
     });
 
     it('order-status lists only the instances that left pending, as {stamp_id, status}', async () => {
@@ -475,6 +487,7 @@ describe('stamp orders', () => {
       );
       const order = (await orderStatus(idle, user.token, created.client_id)).body.data!;
       expect(order.status_counts).toEqual({ pending: 2, available: 1, reserved: 0, used: 0, rejected: 0 });
+      expect(order.status).toBe('processing');
       expect(order.stamps).toEqual([{ stamp_id: moved.id, status: 'available' }]);
       expect(moved.id).toMatch(/^stamp_inst_[0-9a-f]{32}$/);
     });
@@ -696,6 +709,7 @@ describe('stamp orders', () => {
       expect(created.stamps).toEqual([]);
       const order = await waitForOrder(app, user.token, created.client_id, (o) => o.status_counts!.available === 3);
       expect(order.status_counts).toEqual({ pending: 0, available: 3, reserved: 0, used: 0, rejected: 0 });
+      expect(order).toMatchObject({ status: 'completed', net_charged_amount: '330.00' });
       expect(order.stamps).toHaveLength(3);
       for (const stamp of order.stamps) {
         expect(stamp).toEqual({ stamp_id: expect.stringMatching(/^stamp_inst_[0-9a-f]{32}$/), status: 'available' });
@@ -769,7 +783,7 @@ describe('stamp orders', () => {
       const order = await waitForOrder(app, user.token, created.client_id, (o) => o.status_counts!.available === 2);
       expect(order.stamps.map((stamp) => stamp.status)).toEqual(['available', 'available']);
       const read = await gql(app, user.token, StampOrdersReadDocument, { client_id: created.client_id });
-      expect(read.data!.stampOrder.charged_amount).toBe('0.00');
+      expect(read.data!.stampOrder).toMatchObject({ charged_amount: '0.00', net_charged_amount: '0.00', status: 'completed' });
       for (const stamp of read.data!.stampOrder.stamps) expect(stamp.certificate_number).toMatch(/^MOCK-MH\d+$/);
       expect(await footprint(app, user.user_id)).toEqual({ orders: 1, instances: 2, entries: 0 });
     });
@@ -794,6 +808,14 @@ describe('stamp orders', () => {
       expect((await wallet(rejecting, user.token)).balance).toBe('692.50');
       const order = await waitForOrder(rejecting, user.token, created.client_id, (o) => o.status_counts!.rejected === 3);
       expect(order.status_counts).toEqual({ pending: 0, available: 0, reserved: 0, used: 0, rejected: 3 });
+      // Every stamp refused and refunded: the order failed and costs nothing.
+      expect(order).toMatchObject({ status: 'failed', net_charged_amount: '0.00' });
+      const overGraphQL = await gql(rejecting, user.token, StampOrdersReadDocument, { client_id: created.client_id });
+      expect(overGraphQL.data!.stampOrder).toMatchObject({
+        charged_amount: '307.50',
+        net_charged_amount: '0.00',
+        status: 'failed',
+      });
       expect(order.stamps).toHaveLength(3);
       for (const stamp of order.stamps) expect(stamp.status).toBe('rejected');
 
@@ -815,6 +837,33 @@ describe('stamp orders', () => {
         query: { client_id: order.stamps[0].stamp_id },
       });
       expect(download.status).toBe(404);
+    });
+
+    it('some stamps refused: partially_failed, and net_charged_amount is what the wallet paid after refunds', async () => {
+      const user = await idle.createUser();
+      await credit(idle, user.user_id, 100_000n);
+      const created = await placeOrder(idle, user.token, orderBody({ quantity: 6 }));
+      expect((await wallet(idle, user.token)).balance).toBe('340.00');
+      // A vendor that refuses odd serials and issues even ones; procurement run by hand (this app runs no jobs).
+      const issuer = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0 });
+      const halfRefusing: StampVendor = {
+        name: 'half-refusing',
+        procure: async (request, signal) =>
+          request.serial % 2 === 1 ? { kind: 'rejected', reason: 'refused for the test' } : issuer.procure(request, signal),
+      };
+      expect(await procureBatch(idle.services, created.client_id, halfRefusing)).toBe(6);
+      const order = (await orderStatus(idle, user.token, created.client_id)).body.data!;
+      expect(order.status_counts).toEqual({ pending: 0, available: 3, reserved: 0, used: 0, rejected: 3 });
+      // Charged 6 x 110.00 = 660.00, refunded 3 x 110.00: 330.00, which is what left the wallet.
+      expect(order).toMatchObject({ status: 'partially_failed', net_charged_amount: '330.00' });
+      expect((await wallet(idle, user.token)).balance).toBe('670.00');
+      const overGraphQL = await gql(idle, user.token, StampOrdersReadDocument, { client_id: created.client_id });
+      expect(overGraphQL.data!.stampOrder).toMatchObject({ charged_amount: '660.00', net_charged_amount: '330.00' });
+      const listed = await rest<{ items: OrderJson[] }>(idle, 'GET', '/stamps/list', {
+        token: user.token,
+        query: { page: 1, size: 10 },
+      });
+      expect(listed.body.data!.items[0]).toMatchObject({ status: 'partially_failed', net_charged_amount: '330.00' });
     });
 
     it('a rejected mock order would refund nothing: mock orders are never charged', async () => {

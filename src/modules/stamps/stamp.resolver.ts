@@ -19,9 +19,11 @@ import { startingWith } from '../../platform/graphql/starting-point';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, RequiredPageArgs, windowOf } from '../../platform/graphql/paging';
 import { MaxItems } from '../../platform/graphql/operation-limits';
+import { formatRupees } from '../../platform/money';
 import { FileInfoType, toFileInfo } from '../files';
 import { ORDER_LIMITS, createOrder, type CreateOrderInput } from './create-order';
 import { orderTopic } from './order-events';
+import { netChargedPaise, orderStatusOf } from './order-status';
 import { downloadStampPdf, getOwnInstance, getOwnOrder, listArticles, listOwnOrders, listStates } from './read-stamps';
 import {
   CreatedStampOrderType,
@@ -183,6 +185,23 @@ export class StampOrderCountsResolver {
   @FieldResolver(() => StatusCountsType)
   status_counts(@Root() order: StampOrderType, @Ctx() ctx: RequestContext): Promise<StatusCountsType> {
     return ctx.loaders.statusCountsByOrder.load(order.client_id);
+  }
+
+  /** Derived from the same counts as `status_counts` (one statement for both, per request). */
+  @FieldResolver(() => String, {
+    description:
+      'The order as a whole (added): `pending` (no stamp settled yet), `processing` (some settled, some pending), then `completed` (every stamp issued), `partially_failed` (some refused) or `failed` (every stamp refused).',
+  })
+  async status(@Root() order: StampOrderType, @Ctx() ctx: RequestContext): Promise<string> {
+    return orderStatusOf(await ctx.loaders.statusCountsByOrder.load(order.client_id));
+  }
+
+  @FieldResolver(() => String, {
+    description:
+      'What the order costs the wallet after refunds (added): the charge less duty and fee of each refused stamp, in rupees as `charged_amount` ("0.00" for mock).',
+  })
+  async net_charged_amount(@Root() order: StampOrderType, @Ctx() ctx: RequestContext): Promise<string> {
+    return formatRupees(netChargedPaise(order, await ctx.loaders.statusCountsByOrder.load(order.client_id)));
   }
 }
 

@@ -130,6 +130,8 @@ export class CreatedStampOrderType {
   /** Narrows `stamps` when a list read filters by status. */
   stamps_status!: string | null;
   charged_paise!: bigint;
+  /** Duty + fee of one stamp: what a refused stamp gives back (mock orders: nothing was charged). */
+  refund_per_stamp_paise!: bigint;
 }
 
 @ObjectType('StampOrder', { simpleResolvers: true })
@@ -167,6 +169,7 @@ export function toOrderView(order: StampOrder, stampsStatus: string | null = nul
     mock: order.mock,
     stamps_status: stampsStatus,
     charged_paise: order.chargedPaise,
+    refund_per_stamp_paise: order.dutyPaise + order.feePaise,
   } as StampOrderType;
 }
 
