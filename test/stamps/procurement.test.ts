@@ -6,7 +6,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { publishOrderChange } from '../../src/modules/stamps/order-events';
+import { ORDER_PROGRESS_JOB, announceOrderProgress, orderTopic, publishOrderChange } from '../../src/modules/stamps/order-events';
 import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
 import { stampRequestOf } from '../../src/modules/stamps/vendors/ask-vendor';
 import type { StampOrder } from '../../src/modules/stamps/stamp-order.entity';
@@ -16,6 +16,7 @@ import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
 import { ROOT } from '../helpers/process';
+import { untilSubscribed } from '../helpers/subscriptions';
 
 const ORDER = {
   state_code: 'KA',
@@ -473,6 +474,136 @@ describe('procurement', () => {
       }
     });
   });
+});
+
+describe('progress reaches subscribers and webhooks as procurement moves, not per batch', () => {
+  // No jobs: each batch is run by hand with a vendor the test holds; the vendor is waited for as long as it takes.
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { RUN_WORKERS: 'false', STAMP_VENDOR_TIMEOUT_MS: '600000' } });
+  });
+  afterAll(async () => app.close());
+
+  const sql = async <T = any>(query: string, params: unknown[] = []) =>
+    (await app.services.orm.em.fork().getConnection().execute(query, params)) as T[];
+  const eventTypes = async (orderId: string) =>
+    (await sql<{ type: string }>(`select type from webhook_events where resource_id = ? order by created_at, id`, [orderId])).map(
+      (row) => row.type,
+    );
+
+  /** An owner with a webhook endpoint for order events, an order of `quantity`, and a live subscription to it. */
+  async function watchedOrder(quantity: number) {
+    const user = await app.createUser();
+    await creditWallet(app.services.orm.em.fork(), user.user_id, 10_000_000n);
+    // Nothing is delivered here (no jobs run): the events recorded for delivery are what the test reads.
+    const endpoint = await rest(app, 'POST', '/webhooks/create', {
+      token: user.token,
+      json: { url: 'https://93.184.215.14/hook', events: ['stamp.order.progress', 'stamp.order.completed'] },
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200);
+    const created = await rest<{ client_id: string }>(app, 'POST', '/stamps/create-order', {
+      token: user.token,
+      json: { ...ORDER, quantity },
+    });
+    expect(created.status).toBe(200);
+    const orderId = created.body.data!.client_id;
+    const client: Client = createClient({
+      url: `${app.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${user.token}` },
+      retryAttempts: 0,
+    });
+    const seen: Counts[] = [];
+    const waiters: { done: (counts: Counts) => boolean; resolve: () => void }[] = [];
+    client.subscribe<{ stampOrderUpdated: { status_counts: Counts } }>(
+      {
+        query: `subscription ($id: String!) { stampOrderUpdated(client_id: $id) { status_counts { pending available reserved used rejected } } }`,
+        variables: { id: orderId },
+      },
+      {
+        next: (result) => {
+          const counts = result.data!.stampOrderUpdated.status_counts;
+          seen.push(counts);
+          for (const waiter of waiters) if (waiter.done(counts)) waiter.resolve();
+        },
+        error: () => undefined,
+        complete: () => undefined,
+      },
+    );
+    await untilSubscribed(app, orderTopic(orderId), 0);
+    /** Resolves at the first event (already seen or to come) whose counts satisfy `done`. */
+    const heard = (done: (counts: Counts) => boolean, what: string) =>
+      new Promise<void>((resolve, reject) => {
+        if (seen.some(done)) return resolve();
+        const timer = setTimeout(() => reject(new Error(`no event with ${what}; heard ${JSON.stringify(seen)}`)), 45_000);
+        waiters.push({ done, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    return { user, orderId, client, seen, heard };
+  }
+
+  it('a batch still waiting on its vendor has already announced the stamps it recorded', async () => {
+    const { orderId, client, heard } = await watchedOrder(60);
+    // The vendor answers the first 50 asks at once (one recorded chunk) and holds the last 10 until the test lets go.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const issuer = new MockVendor();
+    let asks = 0;
+    const vendor = {
+      name: 'held',
+      procure: async (request: Parameters<MockVendor['procure']>[0]): Promise<VendorAnswer> => {
+        if (++asks > 50) await held;
+        return issuer.procure(request);
+      },
+    };
+    const batch = procureBatch(app.services, orderId, vendor);
+    try {
+      // Heard while the batch is still running (it cannot end before letGo).
+      await heard((c) => c.available === 50 && c.pending === 10, '50 available and 10 pending');
+      expect(await eventTypes(orderId)).toContain('stamp.order.progress');
+      expect(await eventTypes(orderId)).not.toContain('stamp.order.completed');
+    } finally {
+      letGo();
+    }
+    expect(await batch).toBe(60);
+    // The final state is always heard, and the completion recorded once.
+    await heard((c) => c.available === 60 && c.pending === 0, 'all 60 available');
+    expect((await eventTypes(orderId)).filter((type) => type === 'stamp.order.completed')).toHaveLength(1);
+    await client.dispose();
+  }, 120_000);
+
+  it('a change inside the interval is announced at its end, by a job: the last state is heard', async () => {
+    const { user, orderId, client, heard } = await watchedOrder(3);
+    // As if progress had just been announced: the next change must wait for the interval's end.
+    await sql(`update stamp_orders set progress_announced_at = now() + interval '1 second' where id = ?`, [orderId]);
+    const [first] = await sql<{ id: string }>(
+      `update stamp_instances set status = 'available' where id = (select id from stamp_instances where order_id = ? order by serial limit 1) returning id`,
+      [orderId],
+    );
+    expect(first.id).toMatch(/^stamp_inst_/);
+    await announceOrderProgress(app.services, { id: orderId, userId: user.user_id });
+    const [job] = await sql<{ data: { order_id: string }; state: string }>(
+      `select data, state from pgboss.job where name = ? and data->>'order_id' = ?`,
+      [ORDER_PROGRESS_JOB, orderId],
+    );
+    expect(job).toMatchObject({ data: { order_id: orderId }, state: 'created' });
+    // This app runs no jobs: run the queued one as a worker would, once it is due.
+    await until(
+      async () => {
+        const [due] = await sql<{ id: string }>(
+          `select id from pgboss.job where name = ? and data->>'order_id' = ? and start_after <= now()`,
+          [ORDER_PROGRESS_JOB, orderId],
+        );
+        if (due) await announceOrderProgress(app.services, { id: orderId, userId: user.user_id });
+        return Boolean(due);
+      },
+      (due) => due,
+      'the held-back announcement to be due',
+      30_000,
+    );
+    await heard((c) => c.available === 1 && c.pending === 2, 'the change made inside the interval');
+    expect(await eventTypes(orderId)).toEqual(['stamp.order.progress']);
+    await client.dispose();
+  }, 120_000);
 });
 
 describe('the simulated vendors keep their answers per idempotency key (order id, serial)', () => {

@@ -5,7 +5,7 @@ import { limitTo } from '../../platform/limit';
 import type { AppServices } from '../../platform/services';
 import { insertStoredFiles, reserveFileSlot, StoredFile, type FileSlot } from '../files';
 import { chargeOrRefund } from '../wallet';
-import { publishOrderChange, recordOrderProgress } from './order-events';
+import { ORDER_PROGRESS_JOB, announceOrderProgress } from './order-events';
 import type { OrderCertificateFacts, RenderedCertificate } from './render-certificate';
 import { StampInstance, StampOrder } from './stamp-order.entity';
 import { StampArticle, StampState } from './stamp-reference.entity';
@@ -110,7 +110,11 @@ interface Issued {
  */
 const CHUNK = 50;
 
-/** A refusal: the instance is rejected and its duty and fee refunded, at once (one transaction). */
+/** Tells subscribers and webhooks that the order moved (at most once a second; the last move always). */
+const announce = (services: AppServices, order: StampOrder) =>
+  announceOrderProgress(services, { id: order.id, userId: order.user.id });
+
+/** A refusal: the instance is rejected and its duty and fee refunded, at once (one transaction), then announced. */
 async function reject(services: AppServices, order: StampOrder, instance: { id: string }, reason: string): Promise<void> {
   await services.orm.em.fork().transactional(async (tx) => {
     const rejected = await tx.getConnection().execute<{ id: string }[]>(
@@ -130,6 +134,7 @@ async function reject(services: AppServices, order: StampOrder, instance: { id: 
       });
     }
   });
+  await announce(services, order);
 }
 
 /**
@@ -191,7 +196,8 @@ function watermarkOf(services: AppServices, order: StampOrder): string | undefin
  * Records issued stamps in one transaction: their file rows, and each instance `available` if it is still pending
  * (a worker whose lease ran out and lost the instance to another finds it settled: its file row goes, and its
  * bytes after the commit). The vendor answers the same key with the same stamp, so a batch lost with its worker
- * is issued again, not twice.
+ * is issued again, not twice. Each recorded chunk is announced: progress moves with every 50 stamps, as the REST
+ * read does, not with the batch.
  */
 async function record(services: AppServices, order: StampOrder, answered: Issued[]): Promise<void> {
   if (answered.length === 0) return;
@@ -246,6 +252,7 @@ async function record(services: AppServices, order: StampOrder, answered: Issued
     return lostSlots.map((slot) => slot.storageKey);
   });
   await Promise.all(lost.map((key) => services.blobs.delete(key)));
+  await announce(services, order);
 }
 
 /**
@@ -336,8 +343,6 @@ export async function procureBatch(services: AppServices, orderId: string, vendo
   await defer(services, order.id, deferred);
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
-  await publishOrderChange(services, em, { id: order.id, userId: order.user.id });
-  await recordOrderProgress(services, em, { id: order.id, userId: order.user.id });
 
   const waiting = await em.count(StampInstance, {
     order: orderId,
@@ -356,6 +361,15 @@ export const stampJobs: JobDefinition<any>[] = [
     queue: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
     handle: async (services, data: { order_id: string }) => {
       await procureBatch(services, data.order_id);
+    },
+  },
+  {
+    // Progress held back by the interval (order-events.ts), announced at its end.
+    name: ORDER_PROGRESS_JOB,
+    concurrency: 2,
+    queue: { retryLimit: 5, retryDelay: 1 },
+    handle: async (services, data: { order_id: string; user_id: string }) => {
+      await announceOrderProgress(services, { id: data.order_id, userId: data.user_id });
     },
   },
   {

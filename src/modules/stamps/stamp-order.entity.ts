@@ -66,6 +66,10 @@ export class StampOrder {
   @Property({ type: 'datetime', defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();
 
+  /** When procurement progress was last announced (subscription event, webhook): at most once a second. */
+  @Property({ type: 'datetime', nullable: true })
+  progressAnnouncedAt?: Date;
+
   /** Insertion order, filled by the database: rows made in one millisecond still list in a stable order. */
   @Property({ type: 'bigint', autoincrement: true })
   seq!: Opt<string>;

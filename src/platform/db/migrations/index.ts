@@ -24,6 +24,7 @@ import { Migration20261124060000_CompletionCertificate } from './Migration202611
 import { Migration20261124070000_EspTransactions } from './Migration20261124070000_EspTransactions';
 import { Migration20261124080000_OtpRecipient } from './Migration20261124080000_OtpRecipient';
 import { Migration20261126174050_EspTransactionSigner } from './Migration20261126174050_EspTransactionSigner';
+import { Migration20261126175741_OrderProgressAnnounced } from './Migration20261126175741_OrderProgressAnnounced';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -52,4 +53,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124070000_EspTransactions', class: Migration20261124070000_EspTransactions },
   { name: 'Migration20261124080000_OtpRecipient', class: Migration20261124080000_OtpRecipient },
   { name: 'Migration20261126174050_EspTransactionSigner', class: Migration20261126174050_EspTransactionSigner },
+  { name: 'Migration20261126175741_OrderProgressAnnounced', class: Migration20261126175741_OrderProgressAnnounced },
 ];
