@@ -26,7 +26,8 @@ export type AuditEventKind =
   | 'esp_request_sent'
   | 'esp_acknowledged'
   | 'esp_response_refused'
-  | 'esp_failed';
+  | 'esp_failed'
+  | 'esp_cancelled';
 
 /**
  * One step of a session's life, who took it from where: the evidence an owner keeps with the document.

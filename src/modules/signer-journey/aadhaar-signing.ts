@@ -12,6 +12,7 @@ import {
   espConfig,
   EsignXmlError,
   fillSignature,
+  isSignerCancellation,
   nameMatchScore,
   readAadhaarCertDetails,
   readEspResponse,
@@ -385,6 +386,8 @@ export async function latestEspTransaction(em: EntityManager, signerId: string) 
     status: expired ? ('expired' as const) : latest.status,
     error_code: expired ? 'esp_timeout' : (latest.errorCode ?? null),
     error_message: expired ? TIMED_OUT : (latest.errorMessage ?? null),
+    // The signer cancelled at the ESP (a failed transaction that cost no attempt): the page says so in the second person.
+    cancelled_by_signer: latest.status === 'failed' && isSignerCancellation(latest.errorCode),
     expires_at: latest.expiresAt,
   };
 }

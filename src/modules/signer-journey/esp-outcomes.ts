@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../esign';
+import { isSignerCancellation } from '../signing';
 import type { EspTransaction } from './esp-transaction.entity';
 
 /** How an eSign transaction ends when it does not end signed: shared by the 2.1 and 3.2 paths. */
@@ -28,7 +29,9 @@ export async function discardPrepared(services: AppServices, key: string): Promi
 /**
  * The ESP refused (or answered with a signature that does not hold): the transaction fails and the signer loses one
  * of `max_retry` attempts; the last one fails the signer, as a wrong one-time code does. A failure that is not the
- * signer's nor the ESP's (the document moved on meanwhile) costs no attempt.
+ * signer's nor the ESP's (the document moved on meanwhile) costs no attempt, and neither does the signer's own
+ * Cancel at the ESP (`isSignerCancellation`: ESP-944, ESP-945): cancelling is not failing to authenticate. That one
+ * is audited as `esp_cancelled`.
  */
 export async function failTransaction(
   services: AppServices,
@@ -36,9 +39,11 @@ export async function failTransaction(
   at: { session: EsignSession; signer: Signer; transaction: EspTransaction; origin: RequestOrigin },
   code: string,
   message: string,
-  { costsAttempt }: { costsAttempt: boolean } = { costsAttempt: true },
+  options: { costsAttempt: boolean } = { costsAttempt: true },
 ): Promise<void> {
   const { session, signer, transaction, origin } = at;
+  const cancelled = isSignerCancellation(code);
+  const costsAttempt = options.costsAttempt && !cancelled;
   transaction.status = 'failed';
   transaction.errorCode = code.slice(0, 64);
   transaction.errorMessage = (message || 'the eSign Service Provider refused').slice(0, 500);
@@ -49,7 +54,7 @@ export async function failTransaction(
   recordAudit(tx, {
     session,
     signer,
-    event: 'esp_failed',
+    event: cancelled ? 'esp_cancelled' : 'esp_failed',
     origin,
     details: {
       txn: transaction.txn,

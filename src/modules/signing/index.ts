@@ -36,6 +36,7 @@ export {
 } from './esp/cca/esign-response';
 export { buildEsignAcknowledgement, esignTxnRef, parseAndVerifyEsignAcknowledgement, readEsignTxnRef } from './esp/cca/esign-ack';
 export { EsignXmlError, MAX_ESIGN_XML_BYTES } from './esp/cca/xml-dsig';
+export { isSignerCancellation, SIGNER_CANCEL_CODES } from './esp/cca/error-codes';
 export { postEspRequest, type EspAcknowledgement } from './esp/esp-request-post';
 export { GATEWAY_ERRORS, sandboxEspGatewayRouter, type SandboxEspGatewayOptions } from './esp/sandbox-esp-gateway';
 export {

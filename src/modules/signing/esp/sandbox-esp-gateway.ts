@@ -74,9 +74,9 @@ export interface SandboxEspGatewayOptions {
 }
 
 /**
- * The errCode/errMsg of the gateway's failure responses. These are the sandbox's own codes: the CCA's list of
- * ESP error codes could not be consulted while writing it, so an ASP should show errMsg and not branch on codes
- * beyond "failed".
+ * The errCode/errMsg of the gateway's failure responses. ESP-901 to ESP-911 are the sandbox's own codes (show
+ * errMsg, do not branch on them); a Cancel sends the codes real ESPs send for it (ESP-944, ESP-945), which an ASP
+ * tells apart from a failed authentication.
  */
 export const GATEWAY_ERRORS = {
   requestInvalid: { errCode: 'ESP-901', errMsg: 'The request cannot be served' },
@@ -84,7 +84,9 @@ export const GATEWAY_ERRORS = {
   transactionExpired: { errCode: 'ESP-903', errMsg: 'The transaction expired before the signer finished' },
   otpFailed: { errCode: 'ESP-910', errMsg: 'Aadhaar OTP authentication failed: attempts exhausted' },
   biometricFailed: { errCode: 'ESP-911', errMsg: 'Aadhaar biometric authentication failed: attempts exhausted' },
-  cancelled: { errCode: 'ESP-920', errMsg: 'The signer cancelled' },
+  // The codes ESPs use for a signer's Cancel (cca/error-codes.ts): before the OTP was sent, and after.
+  cancelled: { errCode: 'ESP-944', errMsg: 'User terminated eKYC process' },
+  cancelledAfterOtp: { errCode: 'ESP-945', errMsg: 'User terminated eKYC process after OTP Generation' },
 } as const;
 
 /** How long the signer has on the gateway's pages, as the in-process sandbox ESP's transactions. */
@@ -298,7 +300,7 @@ export function sandboxEspGatewayRouter(options: SandboxEspGatewayOptions): Rout
       return null;
     }
     if (formField(req, 'action') === 'cancel') {
-      await fail(req, res, state.request, GATEWAY_ERRORS.cancelled);
+      await fail(req, res, state.request, step === 'authenticate' ? GATEWAY_ERRORS.cancelledAfterOtp : GATEWAY_ERRORS.cancelled);
       return null;
     }
     return state;

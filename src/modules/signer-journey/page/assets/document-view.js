@@ -105,6 +105,18 @@ export async function showDocument(list, bytes, fields, { onRendered } = {}) {
     { rootMargin: '100% 0px' },
   );
 
+  // Zoomed (signer.js sets --zoom on the list): the pages drawn so far are drawn again at their new width; the
+  // others are drawn at it when they come into view.
+  list.redraw = () => {
+    for (const item of list.children) {
+      if (item.dataset.state !== 'rendered' && item.dataset.state !== 'failed') continue;
+      item.pdf.frame.querySelectorAll('.textLayer, .page-failed').forEach((old) => old.remove());
+      item.pdf.textLayer = null;
+      item.dataset.state = 'queued';
+      draw(item);
+    }
+  };
+
   // A narrower or wider window: the canvases scale by CSS, the text layers are laid out again.
   let resizeTimer;
   new ResizeObserver(() => {

@@ -37,7 +37,10 @@ export function announce(text, { assertive = false } = {}) {
   }, 50);
 }
 
-/** Moves focus to a step's heading (focusable by script only), scrolling it into view. */
+/**
+ * Moves focus to a step's heading (focusable by script only), scrolling it into view: screen readers start reading
+ * there. The heading shows no focus ring (signer.css): it is not a control, and keyboard users cannot Tab to it.
+ */
 export function focusHeading(heading) {
   if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
   heading.focus({ preventScroll: false });
@@ -129,14 +132,21 @@ export async function busy(button, busyLabel, run) {
   }
 }
 
+/**
+ * Times are shown in Indian Standard Time and say so ("26 Nov 2026, 3:30 pm IST"), whatever the device's zone: the
+ * service signs Indian documents, its invitations, ESPs and stamp papers all speak IST, and a time without a zone
+ * is ambiguous for a signer abroad.
+ */
+const IST = 'Asia/Kolkata';
+
 export function formatDateTime(value) {
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return `${date.toLocaleString('en-IN', { dateStyle: 'medium', timeStyle: 'short', timeZone: IST })} IST`;
 }
 
 export function formatTime(value) {
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return `${date.toLocaleTimeString('en-IN', { hour: '2-digit', minute: '2-digit', timeZone: IST })} IST`;
 }

@@ -246,6 +246,33 @@ function pagesText(fields) {
   return `Your signature will be placed on ${list}, in the outlined ${fields.length === 1 ? 'box' : 'boxes'}.`;
 }
 
+const ZOOMS = [1, 1.5, 2, 3];
+
+/**
+ * Zoom for the pages (fit to width is 100%): a phone shows an A4 page's text at about 6 px, so the signer can
+ * enlarge it; the pages then scroll sideways, and are drawn again at the new size. The browser's own pinch zoom
+ * stays allowed (the viewport meta does not restrict scaling, and nothing sets touch-action).
+ */
+function zoomControls(pages) {
+  let index = 0;
+  const level = h('output', { class: 'zoom__level', 'aria-live': 'polite' }, '100%');
+  const out = h('button', { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': 'Zoom out' }, '−');
+  const into = h('button', { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': 'Zoom in' }, '+');
+  const set = (next) => {
+    index = Math.max(0, Math.min(ZOOMS.length - 1, next));
+    pages.style.setProperty('--zoom', String(ZOOMS[index]));
+    pages.dataset.zoom = String(ZOOMS[index]);
+    level.textContent = `${Math.round(ZOOMS[index] * 100)}%`;
+    out.setAttribute('aria-disabled', String(index === 0));
+    into.setAttribute('aria-disabled', String(index === ZOOMS.length - 1));
+    pages.redraw?.();
+  };
+  out.addEventListener('click', () => set(index - 1));
+  into.addEventListener('click', () => set(index + 1));
+  out.setAttribute('aria-disabled', 'true');
+  return h('div', { class: 'zoom', role: 'group', 'aria-label': 'Zoom the pages' }, out, level, into);
+}
+
 /** Summary, document and the (empty) steps panel; the document loads in the background. */
 function buildLayout(view) {
   leaveCurrentStep();
@@ -267,8 +294,18 @@ function buildLayout(view) {
     pages,
   );
   const panel = h('section', { id: 'steps', class: 'steps', 'aria-label': 'Signing steps', tabindex: '-1' });
-  screen.replaceChildren(summary.element, h('div', { class: 'layout' }, documentSection, panel));
-  layout = { panel, title: summary.title };
+  // On a phone the panel comes after every page: this bar stays at the bottom of the screen while the document
+  // scrolls by (CSS sticky: it stops above the panel once the panel is in view) and takes the signer to the step.
+  const actionButton = h('button', { type: 'button', class: 'button button--primary action-bar__button' }, 'Sign');
+  actionButton.addEventListener('click', () => {
+    const heading = panel.querySelector('h2');
+    if (heading) focusHeading(heading);
+    else panel.focus();
+  });
+  const actionBar = h('div', { class: 'action-bar', dataset: { actionBar: '' } }, actionButton);
+  documentSection.querySelector('.document__head').append(zoomControls(pages));
+  screen.replaceChildren(summary.element, h('div', { class: 'layout' }, documentSection, actionBar, panel));
+  layout = { panel, title: summary.title, actionButton };
 
   getDocument()
     .then((bytes) =>
@@ -356,6 +393,7 @@ function showSteps(view, { focus, message }) {
   else if (view.signer.sign_type === 'aadhaar') step = aadhaarSignStep(ctx, view);
   else step = consentSignStep(ctx, view);
   slot.append(step);
+  layout.actionButton.textContent = `${stepTitle(current, view.signer.sign_type)} ↓`;
   layout.panel.replaceChildren(
     progressOf(view, current) ?? '',
     noticeOf(message) ?? '',
@@ -371,6 +409,7 @@ function showWaiting(view, { focus, message }) {
   const check = h('button', { type: 'button', class: 'button button--secondary' }, 'Check again');
   check.addEventListener('click', () => load());
   const heading = h('h2', { class: 'step-title', id: 'step-heading', tabindex: '-1' }, 'Not your turn yet');
+  layout.actionButton.textContent = 'Not your turn yet ↓';
   layout.panel.replaceChildren(
     noticeOf(message) ?? '',
     h(

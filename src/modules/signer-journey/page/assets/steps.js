@@ -434,15 +434,24 @@ export function aadhaarSignStep(ctx, view) {
 function espStartStep(ctx, view, transaction, { restart = false } = {}) {
   const status = transaction?.status ?? null;
   const again = status === 'failed' || status === 'expired';
+  // The signer's own Cancel at the ESP: not a failure, and it cost no attempt.
+  const cancelled = status === 'failed' && transaction.cancelled_by_signer === true;
   const heading = ctx.heading(
-    status === 'failed'
-      ? 'Aadhaar eSign did not go through'
-      : status === 'expired'
-        ? 'Aadhaar eSign timed out'
-        : 'Sign with Aadhaar eSign',
+    cancelled
+      ? 'You cancelled Aadhaar eSign'
+      : status === 'failed'
+        ? 'Aadhaar eSign did not go through'
+        : status === 'expired'
+          ? 'Aadhaar eSign timed out'
+          : 'Sign with Aadhaar eSign',
   );
   let outcome = null;
-  if (again) {
+  if (cancelled) {
+    const text =
+      'You cancelled at the eSign Service Provider, so nothing was signed. Cancelling does not use up an attempt; you can start again.';
+    outcome = h('p', { class: 'notice esp-outcome', dataset: { espStatus: 'cancelled' } }, text);
+    announce(text);
+  } else if (again) {
     const why =
       status === 'failed'
         ? sentence(transaction.error_message ?? '') || 'The eSign Service Provider could not sign the document.'
@@ -465,7 +474,7 @@ function espStartStep(ctx, view, transaction, { restart = false } = {}) {
   const submit = h(
     'button',
     { type: 'submit', class: 'button button--primary' },
-    again ? 'Try again' : 'Continue to Aadhaar eSign',
+    cancelled ? 'Start again' : again ? 'Try again' : 'Continue to Aadhaar eSign',
   );
   const error = actionError();
   const form = h('form', { class: 'stack', novalidate: true }, consent.wrapper, submit, error.el);
