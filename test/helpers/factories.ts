@@ -1,5 +1,6 @@
 import type { TestApp } from './app';
 import { SANDBOX_BIOMETRIC, SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
+import { MAX_AUTHENTICATION_ATTEMPTS } from '../../src/modules/signing/esp/sandbox-esp-gateway';
 import { rest, restUpload, signerApi, type RestResponse } from './clients';
 import { corpusFile, makePng } from './fixtures';
 
@@ -88,6 +89,8 @@ export interface AadhaarSigning {
   authMode?: 1 | 2;
   /** Stop on the ESP's page: cancel there instead of authenticating. */
   cancel?: boolean;
+  /** Give a wrong OTP (or biometric capture) until the ESP ends the transaction: a failed authentication. */
+  failAuthentication?: boolean;
 }
 
 type FormPost = Awaited<ReturnType<typeof postForm>>;
@@ -100,7 +103,7 @@ type FormPost = Awaited<ReturnType<typeof postForm>>;
 export async function throughEsp(
   espUrl: string,
   fields: Record<string, string>,
-  { aadhaar = '234123412346', code, authMode, cancel }: AadhaarSigning = {},
+  { aadhaar = '234123412346', code, authMode, cancel, failAuthentication }: AadhaarSigning = {},
 ): Promise<{ entry: FormPost; numberPage: FormPost; last: FormPost; delivered?: FormPost }> {
   const entry = await postForm(espUrl, fields);
   if (entry.status !== 200) throw new Error(`the ESP refused the request (${entry.status}): ${entry.html}`);
@@ -114,13 +117,17 @@ export async function throughEsp(
   });
   let last = numberPage;
   if (!cancel && numberPage.status === 200) {
-    form = formOf(numberPage.html, form.action);
-    const biometric = numberPage.html.includes('name="biometric"');
-    last = await postForm(form.action, {
-      ...form.fields,
-      ...(biometric ? { biometric: code ?? SANDBOX_BIOMETRIC } : { otp: code ?? SANDBOX_OTP }),
-      action: 'sign',
-    });
+    // A wrong code is answered with the same page again (400), until the ESP's attempts are used up.
+    for (let tries = failAuthentication ? MAX_AUTHENTICATION_ATTEMPTS : 1; tries > 0; tries--) {
+      form = formOf(last.html, form.action);
+      const biometric = last.html.includes('name="biometric"');
+      const given = failAuthentication ? (biometric ? 'not-the-capture' : '000000') : undefined;
+      last = await postForm(form.action, {
+        ...form.fields,
+        ...(biometric ? { biometric: given ?? code ?? SANDBOX_BIOMETRIC } : { otp: given ?? code ?? SANDBOX_OTP }),
+        action: 'sign',
+      });
+    }
   }
   if (last.status !== 200 || !last.html.includes('eSignResponse')) return { entry, numberPage, last };
   const back = formOf(last.html, last.url);

@@ -300,12 +300,14 @@ describe('pre-signing checks through the signer API', () => {
     expect((await call('POST', '/location', token, { latitude: 1, longitude: 1 })).status).toBe(409);
   });
 
-  it('records the ESP refusals of an Aadhaar signer and the failure they end in', async () => {
+  it('records the ESP refusals of an Aadhaar signer and the failure they end in; a cancel there costs no attempt', async () => {
     const session = await createSession(app, owner.token, sessionBody(file, { sign_type: 'aadhaar', max_retry: 2 }));
     const token = session.signers[0].token;
+    // The signer cancels on the ESP's pages: that costs no attempt.
+    expect((await signAsAadhaar(app, token, { cancel: true })).status).toBe(409);
     for (let attempt = 0; attempt < 2; attempt++) {
-      // The signer cancels on the ESP's pages: its error response costs one attempt here.
-      const refused = await signAsAadhaar(app, token, { cancel: true });
+      // The ESP's failed authentication (wrong OTPs until it gives up) costs one attempt here.
+      const refused = await signAsAadhaar(app, token, { failAuthentication: true });
       expect(refused.status).toBe(409);
     }
     const trail = await audit(session.client_id);
@@ -314,6 +316,8 @@ describe('pre-signing checks through the signer API', () => {
         .filter((event: any) => event.event !== 'viewed')
         .map((event: any) => [event.event, event.details?.attempts_left ?? null]),
     ).toEqual([
+      ['esp_request_sent', null],
+      ['esp_cancelled', 2],
       ['esp_request_sent', null],
       ['esp_failed', 1],
       ['esp_request_sent', null],

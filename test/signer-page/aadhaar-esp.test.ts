@@ -10,7 +10,7 @@ import { createRootCa } from '../../src/modules/signing/certificates';
 import { buildEsignAcknowledgement } from '../../src/modules/signing/esp/cca/esign-ack';
 import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { DESKTOP, hasChromium, seriousAxeViolations, useBrowser, watchPage } from '../helpers/browser';
+import { DESKTOP, PHONE, hasChromium, seriousAxeViolations, useBrowser, watchPage } from '../helpers/browser';
 import { rest, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, throughEsp, uploadPdf, type SessionJson } from '../helpers/factories';
 import { makePkcs12 } from '../helpers/pfx';
@@ -184,26 +184,33 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
       }
     });
 
-    it('cancelling at the ESP brings the signer back to a failure with the attempts left; trying again signs', async () => {
+    it('on a phone, cancelling at the ESP costs no attempt: the page says “You cancelled”, and starting again signs', async () => {
       const session = await aadhaarSession();
-      const { page, errors, close } = await open(session.signers[0].invite_url as string);
+      const token = session.signers[0].token;
+      const { page, errors, close } = await open(session.signers[0].invite_url as string, PHONE);
       try {
         await continueToEsp(page);
+        await giveAadhaarNumber(page);
         await page.getByRole('button', { name: 'Cancel' }).click();
 
-        const failed = page.locator('[data-step="sign"][data-esp="failed"]');
-        await failed.waitFor({ timeout: 30_000 });
-        expect(await page.getByRole('heading', { name: 'Aadhaar eSign did not go through' }).count()).toBe(1);
+        await page.locator('[data-step="sign"][data-esp="failed"]').waitFor({ timeout: 30_000 });
+        expect(await page.getByRole('heading', { name: 'You cancelled Aadhaar eSign' }).count()).toBe(1);
         // Back from the ESP, the step (where the outcome is) has focus, and the outcome is announced.
         await expect.poll(() => focusedId(page)).toBe('step-heading');
         const outcome = (await page.locator('.esp-outcome').textContent()) ?? '';
-        expect(outcome).toMatch(/cancel/i);
-        expect(outcome).toContain('You have 2 attempts left.');
-        await expect.poll(() => page.locator('#announcer').textContent()).toBe(outcome);
+        expect(outcome).toBe(
+          'You cancelled at the eSign Service Provider, so nothing was signed. Cancelling does not use up an attempt; you can start again.',
+        );
+        expect(await page.locator('main').innerText()).not.toMatch(/signer cancelled|attempts? left/i);
+        await expect.poll(() => page.locator('#status').textContent()).toBe(outcome);
         expect(await seriousAxeViolations(page)).toEqual([]);
+        // No attempt used: the signer API says so, and the ESP's code is the one ESPs send after an OTP was generated.
+        const view = (await signerApi<any>(app, 'GET', '/session', token)).body.data;
+        expect(view.signer.attempts_left).toBe(3);
+        expect(view.signer.esp_transaction).toMatchObject({ status: 'failed', error_code: 'ESP-945', cancelled_by_signer: true });
         expect((await details(session.client_id)).signers[0].status).toBe('pending');
 
-        await continueToEsp(page, 'Try again');
+        await continueToEsp(page, 'Start again');
         await signAtEspUntilDone(page, session.client_id);
         expect(errors).toEqual([]);
       } finally {
@@ -211,20 +218,24 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
       }
     });
 
-    it('with max_retry 1, cancelling at the ESP fails the signer: the failed screen, for good', async () => {
+    it('with max_retry 1, a failed authentication at the ESP fails the signer: the failed screen, for good', async () => {
       const session = await aadhaarSession({ max_retry: 1 });
       const { page, errors, close } = await open(session.signers[0].invite_url as string);
       try {
         await continueToEsp(page);
         await giveAadhaarNumber(page);
-        await page.getByRole('button', { name: 'Cancel' }).click();
+        // Three wrong OTPs: the ESP ends the transaction with a failed authentication (not a cancel).
+        for (let i = 0; i < 3; i++) {
+          await giveOtp(page, '000000');
+          if (i < 2) await expect.poll(() => page.locator('#otp-error').textContent()).toContain(`${2 - i} attempt`);
+        }
         await page.locator('[data-screen="failed"]').waitFor({ timeout: 30_000 });
         await expect.poll(() => focusedId(page)).toBe('message-title');
         expect(await page.locator('h1').textContent()).toBe('You can no longer sign this document');
         expect(await page.getByRole('button').allTextContents()).toEqual([]);
         expect(await seriousAxeViolations(page)).toEqual([]);
         expect((await details(session.client_id)).signers[0].status).toBe('failed');
-        expect(errors).toEqual([]);
+        expect(unexpected(errors, 400)).toEqual([]);
       } finally {
         await close();
       }

@@ -8,7 +8,15 @@ import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { DESKTOP, PHONE, hasChromium, seriousAxeViolations, useBrowser, watchPage } from '../helpers/browser';
 import { rest } from '../helpers/clients';
-import { createSession, sessionBody, signatureAt, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';
+import {
+  createSession,
+  sessionBody,
+  signAsAadhaar,
+  signatureAt,
+  signerInput,
+  uploadPdf,
+  type SessionJson,
+} from '../helpers/factories';
 import { makePng } from '../helpers/fixtures';
 import { longTermTailProblems, signaturesOf } from '../helpers/pdf-signatures';
 
@@ -492,7 +500,9 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await expect.poll(() => focusedId(page)).toBe(await code.getAttribute('id'));
       expect(await page.locator('.step').innerText()).toContain('We sent a code to a***@example.com.');
       await page.getByRole('button', { name: 'Send a new code' }).click();
-      await expect.poll(() => page.locator('.step .action-error').textContent()).toBe('Wait 30 seconds before asking for a new code.');
+      await expect
+        .poll(() => page.locator('.step .action-error').textContent())
+        .toBe('Wait 30 seconds before asking for a new code.');
       await code.fill('000000');
       await page.getByRole('button', { name: 'Verify code' }).click();
       await expect.poll(() => code.getAttribute('aria-invalid')).toBe('true');
@@ -623,7 +633,9 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await page.getByRole('button', { name: 'Decline and end this request' }).click();
       await page.locator('[data-screen="declined"]').waitFor();
       expect(await page.locator('h1').textContent()).toBe('You declined to sign “contract.pdf”');
-      expect(await page.locator('main').innerText()).toContain('Priya Menon has been told, with your reason: “The rent in clause 4 is wrong.”');
+      expect(await page.locator('main').innerText()).toContain(
+        'Priya Menon has been told, with your reason: “The rent in clause 4 is wrong.”',
+      );
       expect(await seriousAxeViolations(page)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
@@ -649,7 +661,11 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
   });
 
   it('a reassigned signer’s old link is dead at once; the new link opens the page for the new person', async () => {
-    const session = await createSession(app, owner.token, sessionBody(fileId, { signers: [signerInput({ full_name: 'Asha Rao' })] }));
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, { signers: [signerInput({ full_name: 'Asha Rao' })] }),
+    );
     const old = session.signers[0];
     const reassigned = await rest<any>(app, 'POST', '/esign/reassign-signer', {
       token: owner.token,
@@ -707,6 +723,100 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
     expect((await details(session.client_id)).status).toBe('pending');
     expect((await signerCall('POST', '/sign', first.token, { consent: true })).status).toBe(200);
     expect((await details(session.client_id)).status).toBe('completed');
+  });
+
+  describe('on a phone (390 x 844)', () => {
+    const inViewport = (page: Page, selector: string) =>
+      page.evaluate((css) => {
+        const box = document.querySelector(css)?.getBoundingClientRect();
+        const visible = !!box && box.width > 0 && box.height > 0;
+        return visible && box!.top >= 0 && box!.bottom <= window.innerHeight && box!.left >= 0 && box!.right <= window.innerWidth;
+      }, selector);
+
+    it('the action is on screen without scrolling, and takes the signer to the step', async () => {
+      const session = await createSession(app, owner.token, sessionBody(fileId));
+      const { page, errors, close } = await open(session.signers[0].invite_url as string, PHONE);
+      try {
+        await page.getByRole('heading', { name: 'Sign the document' }).waitFor();
+        await renderAllPages(page);
+        await page.evaluate(() => window.scrollTo(0, 0));
+        // The panel itself is far below (after every page); the bar is at the bottom of the screen.
+        expect(await inViewport(page, '#steps')).toBe(false);
+        expect(await page.evaluate(() => window.scrollY)).toBe(0);
+        const bar = page.getByRole('button', { name: 'Sign: go to the signing steps' });
+        expect(await inViewport(page, '.action-bar__button')).toBe(true);
+        await bar.click();
+        await expect.poll(() => focusedId(page)).toBe('step-heading');
+        await expect.poll(() => inViewport(page, '#steps h2')).toBe(true);
+        expect(await seriousAxeViolations(page)).toEqual([]);
+        expect(errors).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+
+    it('zooms the pages (buttons; pinch zoom is not blocked), drawing them again at the new size', async () => {
+      const session = await createSession(app, owner.token, sessionBody(fileId));
+      const { page, errors, close } = await open(session.signers[0].invite_url as string, PHONE);
+      try {
+        await renderAllPages(page);
+        const first = page.locator('canvas.page-canvas').first();
+        const size = () =>
+          first.evaluate((canvas: HTMLCanvasElement) => ({ css: canvas.getBoundingClientRect().width, bitmap: canvas.width }));
+        const before = await size();
+        expect(before.css).toBeLessThanOrEqual(390);
+        await page.getByRole('button', { name: 'Zoom in' }).click();
+        await page.getByRole('button', { name: 'Zoom in' }).click();
+        expect(await page.locator('.zoom__level').textContent()).toBe('200%');
+        await expect.poll(async () => (await size()).css).toBeCloseTo(before.css * 2, 0);
+        // Drawn again: twice the pixels, not a stretched bitmap.
+        await expect.poll(async () => (await size()).bitmap, { timeout: 20_000 }).toBeGreaterThanOrEqual(before.bitmap * 2 - 2);
+        await page.getByRole('button', { name: 'Zoom out' }).click();
+        expect(await page.locator('.zoom__level').textContent()).toBe('150%');
+        // Pinch: the viewport allows scaling, and nothing turns touch gestures off.
+        const viewport = (await page.locator('meta[name="viewport"]').getAttribute('content')) ?? '';
+        expect(viewport).not.toMatch(/user-scalable\s*=\s*(no|0)|maximum-scale/);
+        expect(await page.locator('.pages').evaluate((list) => getComputedStyle(list).touchAction)).toBe('auto');
+        expect(await seriousAxeViolations(page)).toEqual([]);
+        expect(errors).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+
+    it('no focus box around the title on load (focus is still there for screen readers); keyboard focus is visible', async () => {
+      const session = await createSession(app, owner.token, sessionBody(fileId));
+      const { page, errors, close } = await open(session.signers[0].invite_url as string, PHONE);
+      try {
+        await page.getByRole('heading', { name: 'Sign the document' }).waitFor();
+        await expect.poll(() => focusedId(page)).toBe('doc-title');
+        const outline = () => page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+        expect(await outline()).toBe('none');
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('H1');
+        expect(await outline()).toBe('solid');
+        expect(errors).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+
+    it('shows times in Indian Standard Time, named', async () => {
+      const session = await createSession(app, owner.token, sessionBody(fileId));
+      const { page, errors, close } = await open(session.signers[0].invite_url as string, PHONE);
+      try {
+        const fact = page.locator('.fact', { hasText: 'Link valid until' }).locator('dd');
+        await fact.waitFor();
+        const expires = new Date((await details(session.client_id)).expires_at);
+        const ist = new Date(expires.getTime() + 330 * 60_000);
+        const hour = ist.getUTCHours() % 12 || 12;
+        const minute = String(ist.getUTCMinutes()).padStart(2, '0');
+        expect(await fact.textContent()).toMatch(new RegExp(`\\b0?${hour}:${minute}\\s?(am|pm) IST$`, 'i'));
+        expect(errors).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
   });
 
   describe('sessions that cannot be signed', () => {
@@ -778,17 +888,8 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
         owner.token,
         sessionBody(fileId, { sign_type: 'aadhaar', max_retry: 1, signers: [signerInput({ full_name: 'Asha Rao' })] }),
       );
-      // The one attempt: off to the ESP, and cancelled there.
-      const { page, close } = await open(session.signers[0].invite_url as string);
-      try {
-        await page.getByLabel(/I agree to authenticate with Aadhaar/).check();
-        await page.getByRole('button', { name: 'Continue to Aadhaar eSign' }).click();
-        await page.waitForURL(/\/sandbox\/esp$/);
-        await page.getByRole('button', { name: 'Cancel' }).click();
-        await page.locator('[data-screen="failed"]').waitFor({ timeout: 30_000 });
-      } finally {
-        await close();
-      }
+      // The one attempt: the ESP's authentication fails (wrong OTPs until it gives up).
+      expect((await signAsAadhaar(app, session.signers[0].token, { failAuthentication: true })).status).toBe(409);
       const shown = await screenOf(session.signers[0].invite_url as string);
       expect(shown).toMatchObject({
         name: 'failed',

@@ -262,24 +262,62 @@ describe('Aadhaar signing through an ESP (CCA eSign API 2.1)', () => {
     expect((await audit(clientId)).some((event) => event.event === 'signed')).toBe(false);
   });
 
-  it('an ESP error (the signer cancels there) is shown and costs an attempt; the last attempt fails the signer', async () => {
+  it('an ESP error (a failed authentication) is shown and costs an attempt; the last attempt fails the signer', async () => {
     const { clientId, token } = await aadhaarSession({ max_retry: 2 });
-    const first = await signAsAadhaar(app, token, { cancel: true });
+    const first = await signAsAadhaar(app, token, { failAuthentication: true });
     expect(first.status).toBe(409);
     expect(first.body.data.signer.esp_transaction).toMatchObject({
       status: 'failed',
-      error_code: 'ESP-920',
-      error_message: 'The signer cancelled',
+      error_code: 'ESP-910',
+      error_message: 'Aadhaar OTP authentication failed: attempts exhausted',
+      cancelled_by_signer: false,
     });
     expect(first.body.data.signer.attempts_left).toBe(1);
     expect((await details(clientId)).signers[0].status).toBe('pending');
-    const second = await signAsAadhaar(app, token, { cancel: true });
+    const second = await signAsAadhaar(app, token, { failAuthentication: true });
     expect(second.body.data.signer.status).toBe('failed');
     expect((await details(clientId)).signers[0].status).toBe('failed');
     expect((await signerApi(app, 'POST', '/esp/start', token, { consent: true })).status).toBe(409);
     const events = (await audit(clientId)).map((event) => event.event);
     expect(events.filter((event) => event === 'esp_failed')).toHaveLength(2);
     expect(events).toContain('signer_failed');
+  });
+
+  it('the signer’s Cancel at the ESP (ESP-944 before the OTP, ESP-945 after) costs no attempt, however often', async () => {
+    const { clientId, token } = await aadhaarSession({ max_retry: 1 });
+    for (const expected of ['ESP-944', 'ESP-945', 'ESP-944']) {
+      const started = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const { esp_url: espUrl, fields } = started.body.data;
+      const entry = await postForm(espUrl, fields);
+      let form = formOf(entry.html, espUrl);
+      let page = await postForm(form.action, {
+        ...form.fields,
+        aadhaar: '234123412346',
+        consent: 'yes',
+        action: expected === 'ESP-944' ? 'cancel' : 'continue',
+      });
+      if (expected === 'ESP-945') {
+        form = formOf(page.html, form.action);
+        page = await postForm(form.action, { ...form.fields, action: 'cancel' });
+      }
+      const back = formOf(page.html, page.url);
+      expect((await postForm(back.action, back.fields)).status).toBe(303);
+      const view = (await signerApi(app, 'GET', '/session', token)).body.data;
+      expect(view.signer.esp_transaction).toMatchObject({ status: 'failed', error_code: expected, cancelled_by_signer: true });
+      expect(view.signer.attempts_left).toBe(1);
+      expect(view.signer.status).toBe('pending');
+    }
+    const events = (await audit(clientId)).filter(
+      (event) => event.event.startsWith('esp_') && event.event !== 'esp_request_sent',
+    );
+    expect(events.map((event) => [event.event, event.details.error_code, event.details.attempts_left])).toEqual([
+      ['esp_cancelled', 'ESP-944', 1],
+      ['esp_cancelled', 'ESP-945', 1],
+      ['esp_cancelled', 'ESP-944', 1],
+    ]);
+    // Still one attempt: the signer signs.
+    expect((await signAsAadhaar(app, token)).status).toBe(200);
   });
 
   it('an ESP that never answers: the signer may start again after the timeout, and the late answer is refused', async () => {

@@ -348,6 +348,15 @@ function progressOf(view, current) {
   );
 }
 
+/** The phone's action bar names the current step; its arrow is decoration, and the name says where it goes. */
+function labelActionBar(title) {
+  layout.actionButton.replaceChildren(
+    title,
+    h('span', { class: 'visually-hidden' }, ': go to the signing steps'),
+    h('span', { 'aria-hidden': 'true' }, ' ↓'),
+  );
+}
+
 /** What the steps need from the page (see steps.js). */
 function stepContext(view, slot) {
   return {
@@ -393,7 +402,7 @@ function showSteps(view, { focus, message }) {
   else if (view.signer.sign_type === 'aadhaar') step = aadhaarSignStep(ctx, view);
   else step = consentSignStep(ctx, view);
   slot.append(step);
-  layout.actionButton.textContent = `${stepTitle(current, view.signer.sign_type)} ↓`;
+  labelActionBar(stepTitle(current, view.signer.sign_type));
   layout.panel.replaceChildren(
     progressOf(view, current) ?? '',
     noticeOf(message) ?? '',
@@ -409,7 +418,7 @@ function showWaiting(view, { focus, message }) {
   const check = h('button', { type: 'button', class: 'button button--secondary' }, 'Check again');
   check.addEventListener('click', () => load());
   const heading = h('h2', { class: 'step-title', id: 'step-heading', tabindex: '-1' }, 'Not your turn yet');
-  layout.actionButton.textContent = 'Not your turn yet ↓';
+  labelActionBar('Not your turn yet');
   layout.panel.replaceChildren(
     noticeOf(message) ?? '',
     h(
