@@ -743,7 +743,8 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
         // The panel itself is far below (after every page); the bar is at the bottom of the screen.
         expect(await inViewport(page, '#steps')).toBe(false);
         expect(await page.evaluate(() => window.scrollY)).toBe(0);
-        const bar = page.getByRole('button', { name: 'Sign: go to the signing steps' });
+        const bar = page.locator('.action-bar__button');
+        expect(await bar.textContent()).toBe('Sign: go to the signing steps ↓');
         expect(await inViewport(page, '.action-bar__button')).toBe(true);
         await bar.click();
         await expect.poll(() => focusedId(page)).toBe('step-heading');

@@ -91,7 +91,15 @@ export async function showDocument(list, bytes, fields, { onRendered } = {}) {
       }
       rendered++;
       onRendered?.(rendered, count);
+      // Zoomed while this page was being drawn: draw it once more at the width it has now.
+      if (item.dataset.state === 'rendered' && frame.clientWidth && Math.abs(frame.clientWidth - cssWidth) > 1) redrawItem(item);
     });
+  };
+  const redrawItem = (item) => {
+    item.pdf.frame.querySelectorAll('.textLayer, .page-failed').forEach((old) => old.remove());
+    item.pdf.textLayer = null;
+    item.dataset.state = 'queued';
+    draw(item);
   };
   const observer = new IntersectionObserver(
     (entries) => {
@@ -109,11 +117,8 @@ export async function showDocument(list, bytes, fields, { onRendered } = {}) {
   // others are drawn at it when they come into view.
   list.redraw = () => {
     for (const item of list.children) {
-      if (item.dataset.state !== 'rendered' && item.dataset.state !== 'failed') continue;
-      item.pdf.frame.querySelectorAll('.textLayer, .page-failed').forEach((old) => old.remove());
-      item.pdf.textLayer = null;
-      item.dataset.state = 'queued';
-      draw(item);
+      // A page being drawn checks its width when it is done (above).
+      if (item.dataset.state === 'rendered' || item.dataset.state === 'failed') redrawItem(item);
     }
   };
 

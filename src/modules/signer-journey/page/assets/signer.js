@@ -262,6 +262,9 @@ function zoomControls(pages) {
     index = Math.max(0, Math.min(ZOOMS.length - 1, next));
     pages.style.setProperty('--zoom', String(ZOOMS[index]));
     pages.dataset.zoom = String(ZOOMS[index]);
+    // Zoomed, the list scrolls sideways: keyboard users reach it with Tab and scroll it with the arrow keys.
+    if (index > 0) pages.setAttribute('tabindex', '0');
+    else pages.removeAttribute('tabindex');
     level.textContent = `${Math.round(ZOOMS[index] * 100)}%`;
     out.setAttribute('aria-disabled', String(index === 0));
     into.setAttribute('aria-disabled', String(index === ZOOMS.length - 1));
