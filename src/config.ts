@@ -118,6 +118,7 @@ const envSchema = z.object({
     .default(Math.max(1, os.availableParallelism() - 1)),
   WORKER_QUEUE_MAX: z.coerce.number().int().min(1).max(10_000).default(64),
   WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
+  WORKER_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
   WORKER_MAX_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
 });
 
@@ -201,7 +202,7 @@ export interface AppConfig {
   /** What one GraphQL operation may ask for, on HTTP and graphql-ws alike. */
   graphql: { maxCost: number; maxAliases: number; maxTokens: number };
   /** The worker threads that parse and verify uploaded bytes. */
-  workers: { threads: number; maxQueue: number; taskTimeoutMs: number; maxMemoryMb: number };
+  workers: { threads: number; maxQueue: number; taskTimeoutMs: number; queueTimeoutMs: number; maxMemoryMb: number };
   /** The eSign Service Providers Aadhaar signers sign through, by the session's `backend` (docs/signing.md). */
   esps: Record<string, EspConfig>;
 }
@@ -384,6 +385,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       threads: env.WORKER_THREADS,
       maxQueue: env.WORKER_QUEUE_MAX,
       taskTimeoutMs: env.WORKER_TASK_TIMEOUT_MS,
+      queueTimeoutMs: env.WORKER_QUEUE_TIMEOUT_MS,
       maxMemoryMb: env.WORKER_MAX_MEMORY_MB,
     },
     esps,

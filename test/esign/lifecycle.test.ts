@@ -140,9 +140,14 @@ describe('session lifecycle', () => {
         (status) => status === 'expired',
         'the sweep',
       );
-      // A job that runs early leaves the session alone.
-      await app.services.boss.send('esign.expire', { client_id: notDue.client_id });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // A job that runs early leaves the session alone: read once the job has run, not after a while.
+      const early = await app.services.boss.send('esign.expire', { client_id: notDue.client_id });
+      expect(early).toBeTruthy();
+      await until(
+        () => sql<{ state: string }>('select state from pgboss.job where id = ?::uuid', [early]),
+        (rows) => rows[0]?.state === 'completed',
+        'the early expiry job to run',
+      );
       expect(await statusInDatabase(notDue.client_id)).toBe('pending');
 
       const ended = await sql<{ ended_at: Date }>('select ended_at from esign_sessions where id = ?', [byJob.client_id]);

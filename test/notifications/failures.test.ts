@@ -65,8 +65,14 @@ describe('notification providers: retries, failures, HTTP gateways, TLS', () => 
     expect(row).toMatchObject({ status: 'failed', provider: 'smtp', attempts: 3, sentAt: null });
     expect(row.lastError).toMatch(/550|mailbox unavailable|rejected/i);
     expect(smtp.messages.some((m) => m.to.includes('bounce@example.com'))).toBe(false);
-    expect(await jobOf(row.id)).toMatchObject({ state: 'failed', retry_count: 2 });
-    expect(app.logs.some((line) => line.msg === 'job notifications.deliver failed')).toBe(true);
+    // The row is marked failed in the job's transaction; pg-boss records the job's failure (and the log line is
+    // written) only after the handler has thrown, so wait for them rather than read them at once.
+    const job = await eventually(async () => {
+      const found = await jobOf(row.id);
+      return found?.state !== 'active' && found;
+    });
+    expect(job).toMatchObject({ state: 'failed', retry_count: 2 });
+    await eventually(() => app.logs.some((line) => line.msg === 'job notifications.deliver failed'));
   });
 
   it('sends WhatsApp and SMS through the HTTP gateways with their bearer tokens', async () => {

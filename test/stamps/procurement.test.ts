@@ -746,10 +746,22 @@ describe('the vendor adapter’s branches, through the jobs and the database', (
       const user = await app.createUser();
       await creditWallet(app.services.orm.em.fork(), user.user_id, 1_000_000n);
       const orderId = await placeOrder(app, user, 5);
-      // One vendor, as one vendor answers both workers: every first ask hangs 2.5 s, longer than the 1 s lease.
-      const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0, hangRate: 1, hangMs: 2500 });
+      // One vendor, as one vendor answers both workers: every first ask hangs 6 s, well past the 1 s lease.
+      const vendor = new SimulatedVendor({ latencyMs: 0, rejectionRate: 0, hangRate: 1, hangMs: 6000 });
       const slow = procureBatch(app.services, orderId, vendor);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The second worker comes once the first one's lease has run out: all five claimed, and every claim past.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const [lapsed] = await sql<{ n: number }>(
+          app,
+          `select count(*)::int as n from stamp_instances
+            where order_id = ? and status = 'pending' and claim_expires_at is not null and claim_expires_at < now()`,
+          [orderId],
+        );
+        if (lapsed.n === 5) break;
+        if (Date.now() > deadline) throw new Error(`the first worker's lease did not run out: ${lapsed.n} of 5`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       expect(await procureBatch(app.services, orderId, vendor)).toBe(5);
       const recorded = await sql<{ id: string; certificate_number: string; pdf_file_id: string }>(
         app,

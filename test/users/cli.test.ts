@@ -46,7 +46,12 @@ function jsonLine<T = Record<string, string>>(run: CliRun): T {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('the CLI', () => {
+/**
+ * Each run is a process that loads the service's modules and opens the database before it answers (a refused
+ * argument too), a few seconds on a loaded machine. So a test's ceiling is sized to the processes it starts, and
+ * runs that do not depend on each other start together instead of one after the other.
+ */
+describe('the CLI', { timeout: 300_000 }, () => {
   let app: TestApp;
   let db: pg.Client;
   const cli = (...args: string[]) => runCli(args, app.databaseUrl);
@@ -142,9 +147,10 @@ describe('the CLI', () => {
 
     it('refuses an invalid email with exit 1', async () => {
       const users = await count('select count(*) as n from users');
-      for (const email of ['not-an-email', 'a@', '@example.com', ' ']) {
-        const run = await cli('users', 'create', '--email', email);
-        expect(run.code, `${email}: ${run.stderr}`).toBe(1);
+      const emails = ['not-an-email', 'a@', '@example.com', ' '];
+      const runs = await Promise.all(emails.map((email) => cli('users', 'create', '--email', email)));
+      for (const [i, run] of runs.entries()) {
+        expect(run.code, `${emails[i]}: ${run.stderr}`).toBe(1);
         expect(run.stdout).toBe('');
         expect(run.stderr).toMatch(/bad_request|email/);
       }
@@ -167,7 +173,9 @@ describe('the CLI', () => {
   describe('tokens', () => {
     it('creates an expiring token that works until it expires', async () => {
       const user = await newUser('expiring@example.com');
-      const issued = jsonLine(await cli('tokens', 'create', '--user', user.user_id, '--expires-in', '2'));
+      // Long enough that the CLI's exit and the first request fit before it, however loaded the machine; the test
+      // then waits for the expiry itself.
+      const issued = jsonLine(await cli('tokens', 'create', '--user', user.user_id, '--expires-in', '20'));
       expect(Object.keys(issued).sort()).toEqual(['expires_at', 'scope', 'token', 'token_id']);
       expect(issued.scope).toBe('user');
       expect(issued.token).toMatch(/^esk_/);
@@ -226,9 +234,10 @@ describe('the CLI', () => {
     it('treats an unknown --scope as a usage error', async () => {
       const user = await newUser('badscope@example.com');
       const tokens = await count('select count(*) as n from access_tokens');
-      for (const scope of ['root', 'ADMIN', '']) {
-        const run = await cli('tokens', 'create', '--user', user.user_id, '--scope', scope);
-        expect(run.code, `${scope}: ${run.stderr}`).toBe(EX_USAGE);
+      const scopes = ['root', 'ADMIN', ''];
+      const runs = await Promise.all(scopes.map((scope) => cli('tokens', 'create', '--user', user.user_id, '--scope', scope)));
+      for (const [i, run] of runs.entries()) {
+        expect(run.code, `${scopes[i]}: ${run.stderr}`).toBe(EX_USAGE);
         expect(run.stdout).toBe('');
         expect(run.stderr).toMatch(/--scope must be one of user, admin/);
       }
@@ -247,7 +256,7 @@ describe('the CLI', () => {
     it('treats a bad --expires-in or a missing --user as a usage error', async () => {
       const user = await newUser('badexpiry@example.com');
       const tokens = await count('select count(*) as n from access_tokens');
-      for (const args of [
+      const refused = [
         ['--user', user.user_id, '--expires-in', '0'],
         ['--user', user.user_id, '--expires-in', 'abc'],
         ['--user', user.user_id, '--expires-in', '1.5'],
@@ -255,9 +264,10 @@ describe('the CLI', () => {
         ['--user', user.user_id, '--expires-in', '-10'],
         ['--user', user.user_id, '--expires-in', ''],
         ['--expires-in', '60'],
-      ]) {
-        const run = await cli('tokens', 'create', ...args);
-        expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(EX_USAGE);
+      ];
+      const runs = await Promise.all(refused.map((args) => cli('tokens', 'create', ...args)));
+      for (const [i, run] of runs.entries()) {
+        expect(run.code, `${refused[i].join(' ')}: ${run.stderr}`).toBe(EX_USAGE);
         expect(run.stdout).toBe('');
         expect(run.stderr).toMatch(/usage/);
       }
@@ -339,10 +349,12 @@ describe('the CLI', () => {
       const user = await newUser('refused-amounts@example.com');
       jsonLine(await cli('wallet', 'credit', '--user', user.user_id, '--amount', '1'));
       const entries = await count('select count(*) as n from wallet_entries');
-      for (const amount of [['0'], ['-5'], ['--amount=-5'], ['1.005'], ['abc'], ['0.00'], ['1e3'], ['']]) {
-        const args = amount[0].startsWith('--') ? amount : ['--amount', amount[0]];
-        const run = await cli('wallet', 'credit', '--user', user.user_id, ...args);
-        expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(EX_USAGE);
+      const refused = [['0'], ['-5'], ['--amount=-5'], ['1.005'], ['abc'], ['0.00'], ['1e3'], ['']].map((amount) =>
+        amount[0].startsWith('--') ? amount : ['--amount', amount[0]],
+      );
+      const runs = await Promise.all(refused.map((args) => cli('wallet', 'credit', '--user', user.user_id, ...args)));
+      for (const [i, run] of runs.entries()) {
+        expect(run.code, `${refused[i].join(' ')}: ${run.stderr}`).toBe(EX_USAGE);
         expect(run.stdout).toBe('');
         expect(run.stderr).toMatch(/usage/);
       }

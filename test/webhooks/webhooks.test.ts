@@ -592,8 +592,9 @@ describe('webhooks: expiry, refunds and progress', () => {
     const orderId = order.body.data.client_id;
     const ofOrder = (type: string) =>
       receiver.of(type).filter((r) => (r.json.data.client_id ?? r.json.data.reference) === orderId);
-    await receiver.waitFor(() => ofOrder('stamp.order.completed').length === 1, 'the order to complete', 60_000);
-    await sleep(500);
+    await receiver.waitFor(() => ofOrder('stamp.order.completed').length === 1, 'the order to complete', 180_000);
+    // The charge is the wallet's event, not the order's: it is not ordered before the completion. Wait for it.
+    await receiver.waitFor(() => ofOrder('wallet.charged').length >= 1, 'the wallet charge', 60_000);
     expect(ofOrder('stamp.order.created')).toHaveLength(1);
     expect(ofOrder('wallet.charged')).toHaveLength(1);
     expect(ofOrder('stamp.order.completed')).toHaveLength(1);
@@ -610,5 +611,5 @@ describe('webhooks: expiry, refunds and progress', () => {
     const refunds = refundsOf();
     expect(refunds).toHaveLength(200);
     expect(refunds.every((r) => r.json.data.kind === 'refund' && r.json.data.amount === '20.00')).toBe(true);
-  }, 240_000);
+  }, 400_000);
 });
