@@ -216,7 +216,8 @@ describe('graphql-ws connections end with their access token', () => {
     await stillAnswers();
   });
 
-  it('a revocation reaches the sockets every process of the service holds (LISTEN/NOTIFY)', async () => {
+  // A second process of the service starts here: a ceiling for a loaded machine, not a measure.
+  it('a revocation reaches the sockets every process of the service holds (LISTEN/NOTIFY)', { timeout: 300_000 }, async () => {
     const port = await freePort();
     const other = startServiceProcess({
       PORT: String(port),
@@ -607,7 +608,7 @@ describe('one limit and one set of codes for /graphql over HTTP and over graphql
 });
 
 async function waitForReady(baseUrl: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     try {
       if ((await fetch(`${baseUrl}/readyz`)).status === 200) return;
