@@ -322,8 +322,8 @@ describe('webhooks', () => {
         }),
       );
       const signer = session.signers[0];
-      // The signer cancels at the ESP: its error response costs the one attempt.
-      const wrong = await signAsAadhaar(app, signer.token, { cancel: true });
+      // The signer fails authentication at the ESP: its error response costs the one attempt (a Cancel costs none).
+      const wrong = await signAsAadhaar(app, signer.token, { failAuthentication: true });
       expect(wrong.status).toBe(409);
       const [failed] = (
         await receiver.waitFor(
