@@ -1769,11 +1769,14 @@ describe("another user's token: the owner's resources answer like unknown ones, 
     const watching = [GQL['Subscription.esignSessionUpdated'], GQL['Subscription.stampOrderUpdated']].map((spec) =>
       wsWatch(owner, spec.call(ids)),
     );
-    await sleep(300);
+    // Both sides are live before the changes: the intruder refused (which ends its subscription: nothing can follow),
+    // the owner's subscriptions started with their current state.
+    await until(() => intruding.every((watch) => watch.errors.length > 0), "the intruder's refusals");
+    await until(() => watching.every((watch) => watch.results.length > 0), "the owner's starting states");
     await GQL['Subscription.stampOrderUpdated'].trigger!(ids);
     await GQL['Subscription.esignSessionUpdated'].trigger!(ids);
-    await until(() => watching.every((watch) => watch.results.length > 0), "the owner's events");
-    await sleep(300);
+    // Each change (a stamp reserved from the order, the session cancelled) follows its starting state.
+    await until(() => watching.every((watch) => watch.results.length > 1), "the owner's events");
     for (const watch of [...intruding, ...watching]) watch.stop();
     for (const watch of intruding) {
       expect(watch.errors.map(plainError)).toMatchObject([{ extensions: { code: 'not_found' } }]);
