@@ -428,7 +428,12 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
       try {
         await page.getByLabel(/I agree to authenticate with Aadhaar/).check();
         await page.getByRole('button', { name: 'Continue to Aadhaar eSign', exact: true }).click();
-        await page.getByText('The eSign Service Provider refused the request: ASP not enabled for this service.').waitFor();
+        // The message shown by the action (the screen reader's live region repeats it).
+        await page
+          .locator('.action-error', {
+            hasText: 'The eSign Service Provider refused the request: ASP not enabled for this service.',
+          })
+          .waitFor();
         expect(await page.getByText('ESP-101').count()).toBe(0);
         expect(new URL(page.url()).pathname).toBe(`/sign/${session.signers[0].token}`);
         const signer = (await signerApi(app, 'GET', '/session', session.signers[0].token)).body.data.signer;
