@@ -39,7 +39,8 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
   }
 }
 
-describe('npm start with no configuration (embedded PostgreSQL under DATA_DIR)', () => {
+// Each start here initialises or recovers a PostgreSQL cluster: on a loaded machine that alone can pass a minute.
+describe('npm start with no configuration (embedded PostgreSQL under DATA_DIR)', { timeout: 300_000 }, () => {
   let dataDir: string;
   let service: ServiceProcess | undefined;
 
@@ -58,7 +59,7 @@ describe('npm start with no configuration (embedded PostgreSQL under DATA_DIR)',
   it('starts its own database, creates a development user once, and stops it all on SIGTERM', async () => {
     const port = await freePort();
     service = startServiceProcess({ PORT: String(port), DATA_DIR: dataDir });
-    await service.waitForLine(/"msg":"listening"/);
+    await service.waitForLine(/"msg":"listening"/, 240_000);
     const banner = service.stdout.join('\n');
     expect(banner).toContain('Sandbox development user created.');
     const token = /token:\s+(esk_[A-Za-z0-9_-]+)/.exec(banner)![1];
@@ -97,7 +98,7 @@ describe('npm start with no configuration (embedded PostgreSQL under DATA_DIR)',
 
     // A second start reuses the data: no new development user, the old token still works.
     service = startServiceProcess({ PORT: String(port), DATA_DIR: dataDir });
-    await service.waitForLine(/"msg":"listening"/);
+    await service.waitForLine(/"msg":"listening"/, 240_000);
     expect(service.stdout.join('\n')).not.toContain('Sandbox development user created.');
     expect((await me(port, token)).status).toBe(200);
 
@@ -107,7 +108,7 @@ describe('npm start with no configuration (embedded PostgreSQL under DATA_DIR)',
     const orphan = postmasterPid(dataDir)!;
     expect(alive(orphan)).toBe(true);
     service = startServiceProcess({ PORT: String(port), DATA_DIR: dataDir });
-    await service.waitForLine(/"msg":"listening"/);
+    await service.waitForLine(/"msg":"listening"/, 240_000);
     expect(service.stdout.join('\n')).toContain('already running on this data directory');
     expect((await me(port, token)).status).toBe(200);
     service.child.kill('SIGKILL');
@@ -118,7 +119,7 @@ describe('npm start with no configuration (embedded PostgreSQL under DATA_DIR)',
     await until(() => !alive(orphan), 'the orphan postgres to die');
     expect(postmasterPid(dataDir)).toBe(orphan);
     service = startServiceProcess({ PORT: String(port), DATA_DIR: dataDir });
-    await service.waitForLine(/"msg":"listening"/);
+    await service.waitForLine(/"msg":"listening"/, 240_000);
     expect(service.stdout.join('\n')).toContain('removing a stale postmaster.pid');
     expect((await me(port, token)).status).toBe(200);
     service.child.kill('SIGTERM');
