@@ -381,9 +381,20 @@ describe('multipart bodies that stop inside a part', () => {
         const before = await snapshot();
         const answer = await send('complete', 'open');
         expect(answer?.status).toBe(200);
-        if (route.graphql) expect(answer!.body?.data?.[route.graphql.field]?.[route.graphql.idField]).toMatch(route.graphql.id);
-        else expect(answer!.body).toMatchObject({ status_code: 200, success: true });
-        expect(await countRows(route.table)).toBe(before.rows + 1);
+        if (route.graphql) {
+          const id = answer!.body?.data?.[route.graphql.field]?.[route.graphql.idField];
+          expect(id).toMatch(route.graphql.id);
+          // Stored under the id it answered. Not counted: an unclosed form sent just before (above) may still be
+          // storing its file, which graphql-upload-ts hands over before the form ends.
+          const [row] = await app.services.orm.em
+            .fork()
+            .getConnection()
+            .execute<{ count: string }[]>(`select count(*) as count from ${route.table} where id = ?`, [id]);
+          expect(Number(row!.count)).toBe(1);
+        } else {
+          expect(answer!.body).toMatchObject({ status_code: 200, success: true });
+          expect(await countRows(route.table)).toBe(before.rows + 1);
+        }
       });
     });
   }
