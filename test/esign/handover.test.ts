@@ -107,6 +107,16 @@ describe('hand-overs and the steps in flight', () => {
   const delegateFirst: Step = (session) =>
     signerApi(app, 'POST', '/delegate', session.signers[0]!.token, { full_name: 'Ravi Kumar', email: 'ravi@example.com' });
 
+  /** Two steps queued behind the held session row in this order (`first` waits on the lock before `then` is sent). */
+  const queuedInOrder = (session: SessionJson, first: Step, then: Step) =>
+    holdingSession(session.client_id, async (release) => {
+      const firstAnswer = first(session);
+      await waiters(1);
+      const thenAnswer = then(session);
+      await release(2);
+      return Promise.all([firstAnswer, thenAnswer]);
+    });
+
   /** What is true whatever the order: the signature, if any, is Asha's; a hand-over that won means none was recorded. */
   async function expectOneStory(session: SessionJson, sign: { status: number }, handOver: { status: number }, newName: string) {
     const read = await details(session.client_id);
@@ -134,14 +144,8 @@ describe('hand-overs and the steps in flight', () => {
     it(`${name} that commits while the signer's signature waits on the lock: the signature is refused (401), nothing recorded`, async () => {
       for (let round = 0; round < 4; round++) {
         const session = await twoSigners(overrides);
-        const [handed, sign] = await holdingSession(session.client_id, async (release) => {
-          // The hand-over queues first; the signature, authenticated already, queues behind it.
-          const handing = handOver(session);
-          await waiters(1);
-          const signing = signFirst(session);
-          await release(2);
-          return Promise.all([handing, signing]);
-        });
+        // The hand-over queues first; the signature, authenticated already, queues behind it.
+        const [handed, sign] = await queuedInOrder(session, handOver, signFirst);
         expect(await expectOneStory(session, sign, handed, newName)).toBe('handed over');
       }
     });
@@ -149,13 +153,7 @@ describe('hand-overs and the steps in flight', () => {
     it(`${name} queued behind the signer's signature: the signature stands under the signer's name, the hand-over is 409`, async () => {
       for (let round = 0; round < 4; round++) {
         const session = await twoSigners(overrides);
-        const [sign, handed] = await holdingSession(session.client_id, async (release) => {
-          const signing = signFirst(session);
-          await waiters(1);
-          const handing = handOver(session);
-          await release(2);
-          return Promise.all([signing, handing]);
-        });
+        const [sign, handed] = await queuedInOrder(session, signFirst, handOver);
         expect(await expectOneStory(session, sign, handed, newName)).toBe('signed');
       }
     });
