@@ -1,10 +1,29 @@
 /**
  * The layout's rules (docs/development.md): entries -> modules -> platform, never back; no cycle; a module is
- * used through its public surface only (`src/modules/<name>/index.ts`). `npm run lint` checks them, and the
- * test command runs it: any violation fails.
+ * used through its public surface only (`src/modules/<name>/index.ts`); a module uses only the modules the
+ * module map below allows. `npm run lint` checks them, and the test command runs it: any violation fails.
  */
+
+/**
+ * The module map (`src/module-map.json`): which module may use which, the one list of the allowed arrows between
+ * modules. An import the list lacks fails the lint. `npm run docs:map` writes the list into docs/development.md;
+ * test/platform/module-map.test.ts fails when the docs differ from it, when a folder of src/modules is missing from
+ * it, or when it allows an arrow no code uses.
+ */
+const moduleMap = require('./src/module-map.json');
+
+/** One rule per module: it may import its own files and the modules the map lists, no other module. */
+const moduleMapRules = Object.entries(moduleMap).map(([module, uses]) => ({
+  name: `module-map/${module}`,
+  severity: 'error',
+  comment: `The module map (docs/development.md): ${module} uses ${uses.length ? uses.join(', ') : 'no other module'}.`,
+  from: { path: `^src/modules/${module}/` },
+  to: { path: '^src/modules/', pathNot: [`^src/modules/(${[module, ...uses].join('|')})/`] },
+}));
+
 module.exports = {
   forbidden: [
+    ...moduleMapRules,
     {
       name: 'no-circular',
       severity: 'error',
