@@ -21,6 +21,9 @@ const moduleMapRules = Object.entries(moduleMap).map(([module, uses]) => ({
   to: { path: '^src/modules/', pathNot: [`^src/modules/(${[module, ...uses].join('|')})/`] },
 }));
 
+/** The part of src/platform above the mechanisms: the composition, the HTTP faces and the assembly. */
+const PLATFORM_ABOVE_MECHANISMS = '^src/platform/(services\\.ts$|module\\.ts$|bootstrap\\.ts$|rest/|http/)';
+
 module.exports = {
   forbidden: [
     ...moduleMapRules,
@@ -53,6 +56,31 @@ module.exports = {
         'the pure functions it runs, not a whole module (resolvers, entities) in every thread.',
       from: { path: '^src/([^/]+\\.ts|cli/)', pathNot: '^src/untrusted-bytes\\.worker\\.ts$' },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'platform-mechanisms-below-services',
+      severity: 'error',
+      comment:
+        'Inside src/platform, the mechanisms (auth, db, graphql, jobs, storage, ... and the leaf files) sit below ' +
+        'services.ts, the composition of them, and below the HTTP faces (rest/, http/) and the assembly (module.ts, ' +
+        'bootstrap.ts): they declare what they use (a narrow interface or parameter) and never import those, not ' +
+        'even a type.',
+      from: { path: '^src/platform/', pathNot: PLATFORM_ABOVE_MECHANISMS },
+      to: { path: PLATFORM_ABOVE_MECHANISMS },
+    },
+    {
+      name: 'platform-services-compose-mechanisms',
+      severity: 'error',
+      comment: 'services.ts composes the mechanisms only: the faces and the assembly above it take it as a parameter.',
+      from: { path: '^src/platform/services\\.ts$' },
+      to: { path: PLATFORM_ABOVE_MECHANISMS },
+    },
+    {
+      name: 'platform-rest-below-http',
+      severity: 'error',
+      comment: 'http/ mounts the faces (REST among them) on the server: the REST face never imports it.',
+      from: { path: '^src/platform/rest/' },
+      to: { path: '^src/platform/(http/|module\\.ts$|bootstrap\\.ts$)' },
     },
     {
       name: 'config-is-a-leaf',

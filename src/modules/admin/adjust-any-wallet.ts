@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
 import { requireAdmin } from '../../platform/auth/require-admin';
-import type { RequestOrigin } from '../../platform/http/request-origin';
+import type { RequestOrigin } from '../../platform/auth/request-origin';
 import { formatRupees } from '../../platform/money';
 import type { AppServices } from '../../platform/services';
 import { Problems, text } from '../../platform/validation/problems';

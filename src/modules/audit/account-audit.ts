@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
 import type { RowRef } from '../../platform/db/row-ref';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
-import type { RequestOrigin } from '../../platform/http/request-origin';
+import type { RequestOrigin } from '../../platform/auth/request-origin';
 import { AccountAuditEvent, type AccountAuditAction } from './account-audit-event.entity';
 
 /**

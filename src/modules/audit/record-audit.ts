@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RowRef } from '../../platform/db/row-ref';
-import type { RequestOrigin } from '../../platform/http/request-origin';
+import type { RequestOrigin } from '../../platform/auth/request-origin';
 import { AuditEvent, type AuditEventKind } from './audit-event.entity';
 
 // The request context knows the origin too (admin operations record it), so its rule lives in platform.
-export { requestOrigin, type RequestOrigin } from '../../platform/http/request-origin';
+export { requestOrigin, type RequestOrigin } from '../../platform/auth/request-origin';
 
 /** Adds one step to the session's audit trail, in the caller's transaction: it stands or falls with the step. */
 export function recordAudit(

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
 import { AppError } from '../../platform/errors';
-import type { RequestOrigin } from '../../platform/http/request-origin';
+import type { RequestOrigin } from '../../platform/auth/request-origin';
 import { formatRupees } from '../../platform/money';
 import type { AppServices } from '../../platform/services';
 import { recordAccountAudit } from '../audit';

@@ -1,9 +1,11 @@
-import type { AppServices } from '../services';
-import type { Actor } from './actor';
+import type { Actor, TokenVerifier } from './actor';
 import { bearerToken } from './bearer';
 
 /** The actor behind an Authorization header, or null for a missing, malformed, unknown, expired or revoked token. */
-export async function authenticateHeader(services: AppServices, header: string | undefined | null): Promise<Actor | null> {
+export async function authenticateHeader(
+  services: { tokens: TokenVerifier },
+  header: string | undefined | null,
+): Promise<Actor | null> {
   const token = bearerToken(header);
   if (!token) return null;
   return services.tokens.authenticate(token);

@@ -1,15 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor';
-import type { RequestOrigin } from '../http/request-origin';
-import type { AppServices } from '../services';
-import { createLoaders, type Loaders } from './loaders';
+import type { RequestOrigin } from '../auth/request-origin';
+import type { Orm } from '../db/orm';
+import { createLoaders, type LoaderFactory, type Loaders } from './loaders';
+
+/**
+ * The services a request is read with. This file uses only the ORM and the modules' loaders; the composition
+ * (platform/services.ts) widens the interface to the whole AppServices by augmenting it, so resolvers see every
+ * service while graphql/ imports nothing above it.
+ */
+export interface ContextServices {
+  orm: Orm;
+  loaderFactories: readonly LoaderFactory[];
+}
 
 /** Per-request state: who is calling, a forked entity manager and batch loaders nobody else shares. */
 export interface RequestContext {
   actor: Actor;
   em: EntityManager;
   loaders: Loaders;
-  services: AppServices;
+  services: ContextServices;
   /** The `Idempotency-Key` request header, for operations that honour it. */
   idempotencyKey?: string;
   /** Where the request came from (address, browser), for the audit rows of admin operations. */
@@ -17,7 +27,7 @@ export interface RequestContext {
 }
 
 export function createRequestContext(
-  services: AppServices,
+  services: ContextServices,
   actor: Actor,
   headers?: Record<string, string | string[] | undefined>,
   origin?: RequestOrigin,
@@ -32,7 +42,7 @@ class LazyRequestContext implements RequestContext {
   private batched?: Loaders;
 
   constructor(
-    readonly services: AppServices,
+    readonly services: ContextServices,
     readonly actor: Actor,
     readonly idempotencyKey: string | undefined,
     readonly origin: RequestOrigin | undefined,
@@ -62,7 +72,7 @@ const perEvent = new WeakMap<object, Pick<RequestContext, 'em' | 'loaders'>>();
  * same event object, so they share one entity manager and one set of loaders for it: 500 subscribers of an
  * order cost one read per event, not 500. (Subscriptions are owner-only, so the sharers are the same owner.)
  */
-export function eventContext(services: AppServices, actor: Actor, event: object): RequestContext {
+export function eventContext(services: ContextServices, actor: Actor, event: object): RequestContext {
   let shared = perEvent.get(event);
   if (!shared) {
     const em = services.orm.em.fork();

@@ -2,7 +2,7 @@ import type express from 'express';
 import { ratePolicies, takeRequest } from '../rate-limit/enforce';
 import type { AppServices } from '../services';
 import { DOWNLOAD_PATH } from '../storage/signed-urls';
-import { serveDownload } from '../storage/serve-download';
+import { serveDownload } from './serve-download';
 
 /** Serves the signed download links (`DOWNLOAD_PATH/:token`). */
 export function mountDownloads(app: express.Express, services: AppServices): void {

@@ -12,7 +12,7 @@ import { GRAPHQL_MAX_REQUEST_BYTES } from '../graphql/limits';
 import { operationLimitsPlugin } from '../graphql/operation-limits';
 import { validationRules } from '../graphql/schema';
 import { ratePolicies, takeRequest } from '../rate-limit/enforce';
-import { requestOrigin } from './request-origin';
+import { requestOrigin } from '../auth/request-origin';
 import type { AppServices } from '../services';
 
 export interface GraphqlHttpOptions {

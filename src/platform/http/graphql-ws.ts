@@ -14,7 +14,7 @@ import { prepareOperation } from '../graphql/prepare-operation';
 import { subscribeSharingResults } from '../graphql/shared-subscribe';
 import { validationRules } from '../graphql/schema';
 import { ratePolicies, takeRequest } from '../rate-limit/enforce';
-import { socketOrigin } from './request-origin';
+import { socketOrigin } from '../auth/request-origin';
 import type { AppServices } from '../services';
 
 /**

@@ -1,6 +1,15 @@
 import type PgBoss from 'pg-boss';
-import { logScope } from '../logger';
-import type { AppServices } from '../services';
+import { logScope, type Logger } from '../logger';
+
+/**
+ * What a job's handler is handed: the process's services. This file uses only the queue and the log; the
+ * composition (platform/services.ts) widens the interface to the whole AppServices by augmenting it, so the
+ * modules' handlers see every service while jobs/ imports nothing above it.
+ */
+export interface JobServices {
+  boss: PgBoss;
+  log: Logger;
+}
 
 /** A queue, its options, and an idempotent handler: running a job twice must change nothing the second time. */
 export interface JobDefinition<T extends object = Record<string, unknown>> {
@@ -10,7 +19,7 @@ export interface JobDefinition<T extends object = Record<string, unknown>> {
   cron?: string;
   /** Jobs of this queue a process runs at once (default 1): for jobs that mostly wait on the network. */
   concurrency?: number;
-  handle(services: AppServices, data: T, job: PgBoss.Job<T>): Promise<void>;
+  handle(services: JobServices, data: T, job: PgBoss.Job<T>): Promise<void>;
 }
 
 /** Every process creates the queues it sends to (pg-boss drops sends to unknown queues silently). */
@@ -36,7 +45,7 @@ export async function createQueues(boss: PgBoss, definitions: readonly JobDefini
  * succeeded the worker is woken to fetch the next one at once; an empty fetch, or a failed job, still waits.
  */
 export async function startWorkers(
-  services: AppServices,
+  services: JobServices,
   definitions: readonly JobDefinition<any>[],
   pollingIntervalSeconds: number,
 ) {
@@ -46,7 +55,7 @@ export async function startWorkers(
   }
 }
 
-async function startWorker(services: AppServices, definition: JobDefinition<any>, pollingIntervalSeconds: number) {
+async function startWorker(services: JobServices, definition: JobDefinition<any>, pollingIntervalSeconds: number) {
   let workerId: string | undefined;
   workerId = await services.boss.work(
     definition.name,

@@ -4,8 +4,7 @@ import { createSofa } from 'sofa-api';
 import { findAppError } from '../errors';
 import { createRequestContext } from '../graphql/context';
 import { executeOperation } from '../graphql/execute';
-import type { AppServices } from '../services';
-import type { RestReader } from './rest-reader';
+import type { AppServices, RestReader } from '../services';
 import type { RestRoute } from './route';
 import { REST_DEPTH_LIMIT, restSchemaOf } from './sofa';
 

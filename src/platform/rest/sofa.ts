@@ -5,7 +5,7 @@ import { useSofa } from 'sofa-api';
 import type { Request, Response as ExpressResponse } from 'express';
 import { AppError, findAppError } from '../errors';
 import { createRequestContext } from '../graphql/context';
-import { requestOrigin } from '../http/request-origin';
+import { requestOrigin } from '../auth/request-origin';
 import { executeOperation } from '../graphql/execute';
 import { RUPEES_JSON_SCHEMA } from '../graphql/rupees';
 import type { Logger } from '../logger';

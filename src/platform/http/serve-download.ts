@@ -2,10 +2,15 @@ import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { AppError } from '../errors';
 import { sendError } from '../rest/envelope';
-import type { AppServices } from '../services';
+import type { BlobStore } from '../storage/blob-store';
+import type { UrlSigner } from '../storage/signed-urls';
 
 /** Answers a signed download link with the blob's bytes, or the envelope of why not. */
-export async function serveDownload(services: AppServices, token: string, res: Response): Promise<void> {
+export async function serveDownload(
+  services: { urls: UrlSigner; blobs: BlobStore },
+  token: string,
+  res: Response,
+): Promise<void> {
   let grant;
   try {
     grant = services.urls.verify(token);
