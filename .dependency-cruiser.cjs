@@ -86,17 +86,10 @@ module.exports = {
       name: 'config-is-a-leaf',
       severity: 'error',
       comment:
-        'The configuration is read first and by everyone: it imports no other file of src/ but pure leaves ' +
-        '(platform/money parses the fee setting, and itself imports nothing).',
-      from: { path: '^src/config\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/platform/money\\.ts$' },
-    },
-    {
-      name: 'pure-leaves',
-      severity: 'error',
-      comment: 'What the configuration may use imports nothing of src/ itself.',
-      from: { path: '^src/platform/money\\.ts$' },
-      to: { path: '^src/' },
+        'The configuration is read first and by everyone: src/config/ imports nothing of src/ outside itself ' +
+        '(npm packages and Node only).',
+      from: { path: '^src/config/' },
+      to: { path: '^src/', pathNot: '^src/config/' },
     },
     {
       name: 'product-without-tests',
