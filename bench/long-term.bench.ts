@@ -16,7 +16,7 @@ import { renderCompletionCertificate, type CompletionCertificateFacts } from '..
 import { fetchRevocation } from '../src/modules/signing/revocation/revocation-client';
 import { addSignatureTimestamp } from '../src/modules/signing/tsa/signature-timestamp';
 import { tsaStamper } from '../src/modules/signing/tsa/tsa-client';
-import { verifyPdfSignatures } from '../src/modules/signing/verify-document';
+import { verifyPdfSignatures } from '../src/modules/signing/verify/verify-document';
 import { benchSigningPeers } from './signing-peers';
 import type { BenchRow } from './measure';
 import { documentOf } from './signing.bench';

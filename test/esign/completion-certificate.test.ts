@@ -7,7 +7,7 @@ import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, S
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
 import { updateIncrementally } from '../../src/modules/signing/pdf/incremental-update';
-import { verifyPdfSignatures } from '../../src/modules/signing/verify-document';
+import { verifyPdfSignatures } from '../../src/modules/signing/verify/verify-document';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { EsignCompletionCertificateDocument } from '../__generated__/graphql';
 import { gql, rest, signerApi } from '../helpers/clients';

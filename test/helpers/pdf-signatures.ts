@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
 import { verifyDetachedCms, type CmsVerification } from '../../src/modules/signing/cms-verify';
-import { verifyDocumentTimestamp, type TimestampReport } from '../../src/modules/signing/verify-timestamp';
+import { verifyDocumentTimestamp, type TimestampReport } from '../../src/modules/signing/verify/verify-timestamp';
 
 /**
  * What a /ByteRange belongs to: a signature (`/Type /Sig`, a detached CMS), or a document time-stamp (PAdES

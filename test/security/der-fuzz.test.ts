@@ -37,7 +37,7 @@ import { parseSignedData, type ParsedSignedData } from '../../src/modules/signin
 import { signDetachedCms } from '../../src/modules/signing/cms-sign';
 import { verifyDetachedCms } from '../../src/modules/signing/cms-verify';
 import { children, DerError, MAX_DER_DEPTH, readOid, readRoot, readTime, readTlv, type Tlv } from '../../src/modules/signing/der';
-import { verifyPdfSignatures } from '../../src/modules/signing/verify-document';
+import { verifyPdfSignatures } from '../../src/modules/signing/verify/verify-document';
 
 const SCALE = Math.max(1, Number(process.env.DER_FUZZ_SCALE ?? 1));
 const runs = (n: number) => Math.round(n * SCALE);

@@ -24,7 +24,7 @@ import {
   signaturesOf,
 } from '../helpers/pdf-signatures';
 import { uploadTestPfx } from '../helpers/pfx';
-import { verifyPdfSignatures } from '../../src/modules/signing/verify-document';
+import { verifyPdfSignatures } from '../../src/modules/signing/verify/verify-document';
 
 /** As in signing.test.ts: encrypted, or refused at upload. */
 const UNSIGNABLE = new Set([
@@ -397,7 +397,11 @@ describe('incremental updates: earlier signatures survive', () => {
       await refused(sessionRequest(fileId, 4, { stamp: true, signTypes: ['suresign'] }), 'stamp', 3);
       await refused(sessionRequest(fileId, 4, { image: true }), 'signers[0].elements[1]', 3);
       // A certificate of completion appended after the signatures adds pages too.
-      await refused({ ...sessionRequest(fileId, 4, { signTypes: ['suresign'] }), append_certificate: true }, 'append_certificate', 3);
+      await refused(
+        { ...sessionRequest(fileId, 4, { signTypes: ['suresign'] }), append_certificate: true },
+        'append_certificate',
+        3,
+      );
       expect(await availableStamps(stampOrder)).toBe(1);
     });
 

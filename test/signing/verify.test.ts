@@ -2,7 +2,7 @@ import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef } from 'pdf-lib';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformSigningIdentity } from '../../src/modules/signing/platform-identity';
-import { verifyPdfSignatures, type DocumentVerification } from '../../src/modules/signing/verify-document';
+import { verifyPdfSignatures, type DocumentVerification } from '../../src/modules/signing/verify/verify-document';
 import { EsignVerificationDocument } from '../__generated__/graphql';
 import { gql, rest, type Envelope } from '../helpers/clients';
 import { createSession, sessionBody, signatureAt, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';

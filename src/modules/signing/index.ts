@@ -54,7 +54,7 @@ export { sandboxTsaRouter } from './tsa/sandbox-tsa';
 export { timestampSignature } from './tsa/timestamp-signature';
 export { normalizeAadhaarNumber } from './verhoeff';
 export { trustAnchorsPem } from './trust-anchors';
-export type { DocumentVerification, SignatureReport } from './verify-document';
+export type { DocumentVerification, SignatureReport } from './verify/verify-document';
 
 export const signingModule: ModuleManifest = {
   name: 'signing',

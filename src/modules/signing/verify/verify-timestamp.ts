@@ -5,11 +5,11 @@
  * stamped. Its genTime is then the proven time of the signature.
  */
 import { X509Certificate } from 'node:crypto';
-import { hash, OID } from './cms-algorithms';
-import { parseSignedData } from './cms-parse';
-import { verifyEncapsulatedCms } from './cms-verify';
-import { DerError } from './der';
-import { decodeTstInfo } from './tsa/timestamp-protocol';
+import { hash, OID } from '../cms-algorithms';
+import { parseSignedData } from '../cms-parse';
+import { verifyEncapsulatedCms } from '../cms-verify';
+import { DerError } from '../der';
+import { decodeTstInfo } from '../tsa/timestamp-protocol';
 
 export interface TimestampReport {
   /** genTime: when the TSA saw the signature value (ISO 8601); null when the token cannot be read. */

@@ -21,10 +21,10 @@ import {
   type PDFContext,
   type PDFObject,
 } from 'pdf-lib';
-import { issuedBy, verifyDetachedCms } from './cms-verify';
+import { issuedBy, verifyDetachedCms } from '../cms-verify';
 import { X509Certificate, createHash } from 'node:crypto';
 import { decodePDFRawStream, PDFRawStream } from 'pdf-lib';
-import { embeddedRevocation, type RevocationStatus } from './revocation/revocation-client';
+import { embeddedRevocation, type RevocationStatus } from '../revocation/revocation-client';
 import { verifyDocumentTimestamp, verifySignatureTimestamp, type TimestampReport } from './verify-timestamp';
 import { parseWithHistory } from './pdf-history';
 import { RevisionReader, type RevisionReport } from './verify-revisions';

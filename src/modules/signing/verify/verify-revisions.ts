@@ -10,7 +10,7 @@
  * point an object back at an older version, free an object in use, or write an object its own cross-reference
  * section does not list.
  */
-import { crossReferenceSection } from './pdf/cross-reference-section';
+import { crossReferenceSection } from '../pdf/cross-reference-section';
 import { pageRefs, StateAt, type PdfHistory } from './pdf-history';
 import { PDFArray, PDFDict, PDFInvalidObject, PDFName, PDFRawStream, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
 
