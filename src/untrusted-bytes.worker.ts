@@ -20,7 +20,8 @@ import {
   buildSignatureUpdate,
   type SignatureAppearance,
 } from './modules/signing/pdf/sign-incrementally';
-import { signatureContents, verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify/verify-document';
+import { signatureContents } from './modules/signing/verify/signature-fields';
+import { verifyPdfSignatures, type VerifyPdfOptions } from './modules/signing/verify/verify-document';
 import { renderCertificates, type OrderCertificateFacts } from './modules/stamps/render-certificate';
 import type { ProcuredStamp } from './modules/stamps/vendors/vendor';
 import { openPkcs12 } from './platform/crypto/pkcs12';

@@ -3,24 +3,13 @@
  * the document after each signature.
  *
  * Signatures are found the robust way, through the document structure (pdf-lib parses the file and keeps the
- * last revision of each object): every AcroForm field of type /Sig with a value. For each, the /ByteRange is
+ * last revision of each object): every AcroForm field of type /Sig with a value (signature-fields.ts). For each, the /ByteRange is
  * checked (it starts at 0, its gap is exactly the /Contents hex string of that dictionary, it stays inside the
  * file), the CMS is verified over the two ranges (digest, signature, signing-certificate-v2, and the chain
  * when trust anchors are given) at the signing time /M, and the incremental updates appended after the signed
  * revision are listed in plain words.
  */
-import {
-  PDFArray,
-  PDFDict,
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  PDFRef,
-  PDFString,
-  type PDFContext,
-  type PDFObject,
-} from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFNumber, PDFString, type PDFObject } from 'pdf-lib';
 import { issuedBy, verifyDetachedCms } from '../cms-verify';
 import { X509Certificate, createHash } from 'node:crypto';
 import { decodePDFRawStream, PDFRawStream } from 'pdf-lib';
@@ -28,6 +17,7 @@ import { embeddedRevocation, type RevocationStatus } from '../revocation/revocat
 import { verifyDocumentTimestamp, verifySignatureTimestamp, type TimestampReport } from './verify-timestamp';
 import { parseWithHistory } from './pdf-history';
 import { RevisionReader, type RevisionReport } from './verify-revisions';
+import { nameOf, parsePdfDate, signatureFields, text, valueOf, type FoundSignature } from './signature-fields';
 
 export type { RevisionReport } from './verify-revisions';
 
@@ -102,10 +92,10 @@ export interface VerifyPdfOptions {
   trustedRootsPem?: string[];
 }
 
-interface FoundSignature {
-  fieldName: string;
-  ref: PDFRef | undefined;
-  dict: PDFDict;
+/** The OCSP responses and CRLs of the document's /DSS. */
+interface ValidationData {
+  ocsps: Buffer[];
+  crls: Buffer[];
 }
 
 export async function verifyPdfSignatures(pdf: Uint8Array, options: VerifyPdfOptions = {}): Promise<DocumentVerification> {
@@ -143,7 +133,7 @@ export async function verifyPdfSignatures(pdf: Uint8Array, options: VerifyPdfOpt
 }
 
 /** The OCSP responses and CRLs of the catalog's /DSS (PAdES B-LT); null when the document has none. */
-function validationData(catalog: PDFDict): { ocsps: Buffer[]; crls: Buffer[] } | null {
+function validationData(catalog: PDFDict): ValidationData | null {
   const dss = valueOf(catalog, 'DSS');
   if (!(dss instanceof PDFDict)) return null;
   const streams = (key: string) => {
@@ -170,23 +160,12 @@ function issuerAmong(certificatePem: string, candidates: string[]): string | und
   });
 }
 
-/** The /Contents of every signature and document time-stamp in the document, as found through its fields. */
-export async function signatureContents(pdf: Uint8Array): Promise<Buffer[]> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
-  const contents: Buffer[] = [];
-  for (const { dict } of signatureFields(doc.context, doc.catalog)) {
-    const value = valueOf(dict, 'Contents');
-    if (value instanceof PDFHexString || value instanceof PDFString) contents.push(Buffer.from(value.asBytes()));
-  }
-  return contents;
-}
-
 async function verifySignature(
   pdf: Buffer,
   found: FoundSignature,
   updates: RevisionReader,
   options: VerifyPdfOptions,
-  dss: { ocsps: Buffer[]; crls: Buffer[] } | null,
+  dss: ValidationData | null,
 ): Promise<SignatureReport> {
   const { dict } = found;
   const problems: string[] = [];
@@ -194,24 +173,8 @@ async function verifySignature(
   const signingTime = time === null ? null : parsePdfDate(time);
   if (time !== null && !signingTime) problems.push(`the signing time /M ${JSON.stringify(time)} is not a PDF date`);
 
-  const rangeValues = valueOf(dict, 'ByteRange');
-  const byteRange =
-    rangeValues instanceof PDFArray
-      ? rangeValues.asArray().map((item) => {
-          const number = dict.context.lookup(item);
-          return number instanceof PDFNumber ? number.asNumber() : NaN;
-        })
-      : [];
   const contents = valueOf(dict, 'Contents');
-  const inside =
-    byteRange.length === 4 &&
-    byteRange.every((n) => Number.isSafeInteger(n) && n >= 0) &&
-    byteRange[0] + byteRange[1] <= byteRange[2] &&
-    byteRange[2] + byteRange[3] <= pdf.length;
-  const byteRangeValid = inside && byteRange[0] === 0 && gapIsContents(pdf, byteRange, contents);
-  if (!inside) problems.push(`the ByteRange ${JSON.stringify(byteRange)} is not four ordered ranges inside the file`);
-  else if (!byteRangeValid) problems.push('the ByteRange does not start at 0 or its gap is not exactly the /Contents hex string');
-
+  const { byteRange, inside, byteRangeValid } = checkByteRange(pdf, dict, contents, problems);
   const report: SignatureReport = {
     field_name: found.fieldName,
     signer_name: text(dict, 'Name'),
@@ -243,24 +206,68 @@ async function verifySignature(
     pdf.subarray(byteRange[0], byteRange[0] + byteRange[1]),
     pdf.subarray(byteRange[2], byteRange[2] + byteRange[3]),
   ]);
-  if (report.sub_filter === 'ETSI.RFC3161') {
-    const stamp = await verifyDocumentTimestamp(
-      contents.asBytes(),
-      createHash('sha256').update(signed).digest(),
-      options.trustedRootsPem,
-    );
-    const { signatureValid, digestValid, signingCertificateV2Valid, ...timestampReport } = stamp;
-    Object.assign(report, {
-      signer_subject: stamp.tsa,
-      digest_valid: digestValid,
-      signature_valid: signatureValid,
-      signing_certificate_v2_valid: signingCertificateV2Valid,
-      certificate_chain_valid: stamp.chain_valid,
-      timestamp: timestampReport,
-    });
-    problems.push(...stamp.problems);
-    return report;
-  }
+  if (report.sub_filter === 'ETSI.RFC3161') await checkDocumentTimestamp(report, contents, signed, options);
+  else await checkCmsSignature(report, contents, signed, signingTime, options, dss);
+  return report;
+}
+
+/**
+ * The /ByteRange as numbers; `inside`: four ordered ranges inside the file; `byteRangeValid`: besides, it starts at 0
+ * and its gap is exactly the /Contents hex string.
+ */
+function checkByteRange(pdf: Buffer, dict: PDFDict, contents: PDFObject | undefined, problems: string[]) {
+  const rangeValues = valueOf(dict, 'ByteRange');
+  const byteRange =
+    rangeValues instanceof PDFArray
+      ? rangeValues.asArray().map((item) => {
+          const number = dict.context.lookup(item);
+          return number instanceof PDFNumber ? number.asNumber() : NaN;
+        })
+      : [];
+  const inside =
+    byteRange.length === 4 &&
+    byteRange.every((n) => Number.isSafeInteger(n) && n >= 0) &&
+    byteRange[0] + byteRange[1] <= byteRange[2] &&
+    byteRange[2] + byteRange[3] <= pdf.length;
+  const byteRangeValid = inside && byteRange[0] === 0 && gapIsContents(pdf, byteRange, contents);
+  if (!inside) problems.push(`the ByteRange ${JSON.stringify(byteRange)} is not four ordered ranges inside the file`);
+  else if (!byteRangeValid) problems.push('the ByteRange does not start at 0 or its gap is not exactly the /Contents hex string');
+  return { byteRange, inside, byteRangeValid };
+}
+
+/** A document time-stamp (ETSI.RFC3161): its token stamps the digest of the signed ranges. */
+async function checkDocumentTimestamp(
+  report: SignatureReport,
+  contents: PDFHexString | PDFString,
+  signed: Buffer,
+  options: VerifyPdfOptions,
+): Promise<void> {
+  const stamp = await verifyDocumentTimestamp(
+    contents.asBytes(),
+    createHash('sha256').update(signed).digest(),
+    options.trustedRootsPem,
+  );
+  const { signatureValid, digestValid, signingCertificateV2Valid, ...timestampReport } = stamp;
+  Object.assign(report, {
+    signer_subject: stamp.tsa,
+    digest_valid: digestValid,
+    signature_valid: signatureValid,
+    signing_certificate_v2_valid: signingCertificateV2Valid,
+    certificate_chain_valid: stamp.chain_valid,
+    timestamp: timestampReport,
+  });
+  report.problems.push(...stamp.problems);
+}
+
+/** A CMS signature over the signed ranges, its signature time-stamp, its revocation in the /DSS, its PAdES level. */
+async function checkCmsSignature(
+  report: SignatureReport,
+  contents: PDFHexString | PDFString,
+  signed: Buffer,
+  signingTime: Date | null,
+  options: VerifyPdfOptions,
+  dss: ValidationData | null,
+): Promise<void> {
   const timestamp = await verifySignatureTimestamp(contents.asBytes(), options.trustedRootsPem);
   // A valid time-stamp proves when the signature existed: the signer's certificate must have been valid then.
   const provenTime = timestamp?.valid && timestamp.time ? new Date(timestamp.time) : undefined;
@@ -274,7 +281,7 @@ async function verifySignature(
   report.signing_certificate_v2_valid = cms.signingCertificateV2Valid;
   report.certificate_chain_valid = cms.chainValid;
   report.timestamp = timestamp;
-  problems.push(...cms.problems, ...(timestamp?.problems ?? []));
+  report.problems.push(...cms.problems, ...(timestamp?.problems ?? []));
   const baseline =
     report.byte_range_valid &&
     cms.digestValid &&
@@ -288,7 +295,6 @@ async function verifySignature(
       : { status: 'unavailable', source: null };
   }
   report.pades_level = !baseline ? null : !timestamp?.valid ? 'B-B' : report.revocation?.status === 'good' ? 'B-LT' : 'B-T';
-  return report;
 }
 
 /** The bytes between the two ranges are `<hex>` and that hex is the /Contents of this very dictionary. */
@@ -299,65 +305,4 @@ function gapIsContents(pdf: Buffer, byteRange: number[], contents: PDFObject | u
   if (end - start < 2 || pdf[start] !== 0x3c /* < */ || pdf[end - 1] !== 0x3e /* > */) return false;
   const gap = pdf.toString('latin1', start + 1, end - 1);
   return /^[0-9A-Fa-f]*$/.test(gap) && gap.toUpperCase() === contents.asString().replace(/\s+/g, '').toUpperCase();
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Finding the signatures
-
-/** Every signed signature field (FT /Sig, inherited or not, with a /V dictionary), walking /Fields and /Kids. */
-function signatureFields(context: PDFContext, catalog: PDFDict): FoundSignature[] {
-  const found: FoundSignature[] = [];
-  const seen = new Set<PDFObject>();
-  const acroForm = valueOf(catalog, 'AcroForm');
-  const fields = acroForm instanceof PDFDict ? valueOf(acroForm, 'Fields') : undefined;
-
-  const visit = (node: PDFObject, parentName: string | null, inheritedType: PDFObject | undefined, depth: number) => {
-    const field = context.lookup(node);
-    if (!(field instanceof PDFDict) || seen.has(field) || depth > 32) return;
-    seen.add(field);
-    const partial = text(field, 'T');
-    const name = partial === null ? parentName : parentName === null ? partial : `${parentName}.${partial}`;
-    const type = valueOf(field, 'FT') ?? inheritedType;
-    const kids = valueOf(field, 'Kids');
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) visit(kid, name, type, depth + 1);
-    const value = field.get(PDFName.of('V'));
-    const signature = value ? context.lookup(value) : undefined;
-    if (type === PDFName.of('Sig') && signature instanceof PDFDict && !seen.has(signature)) {
-      seen.add(signature);
-      found.push({ fieldName: name ?? '', ref: value instanceof PDFRef ? value : undefined, dict: signature });
-    }
-  };
-  if (fields instanceof PDFArray) for (const field of fields.asArray()) visit(field, null, undefined, 0);
-  return found;
-}
-
-function valueOf(dict: PDFDict, key: string): PDFObject | undefined {
-  const value = dict.get(PDFName.of(key));
-  return value === undefined ? undefined : dict.context.lookup(value);
-}
-
-function text(dict: PDFDict, key: string): string | null {
-  const value = valueOf(dict, key);
-  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : null;
-}
-
-function nameOf(dict: PDFDict | undefined, key: string): string | null {
-  const value = dict ? valueOf(dict, key) : undefined;
-  return value instanceof PDFName ? value.decodeText() : null;
-}
-
-/** A PDF date (`D:YYYYMMDDHHmmSSOHH'mm'`, every part after the year optional) as an instant; null if malformed. */
-export function parsePdfDate(value: string): Date | null {
-  const match = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:(Z)|([+-])(\d{2})(?:'?(\d{2}))?'?)?$/.exec(
-    value.trim(),
-  );
-  if (!match) return null;
-  const [year, month = 1, day = 1, hour = 0, minute = 0, second = 0] = match
-    .slice(1, 7)
-    .map((part) => (part === undefined ? undefined : Number(part)));
-  const sign = match[8] === '-' ? -1 : 1;
-  const offsetMinutes = match[8] ? sign * (Number(match[9]) * 60 + Number(match[10] ?? 0)) : 0;
-  const time = Date.UTC(year!, month! - 1, day, hour, minute, second) - offsetMinutes * 60_000;
-  const date = new Date(time);
-  return Number.isNaN(time) || month! < 1 || month! > 12 || day! < 1 || day! > 31 ? null : date;
 }
