@@ -1,8 +1,11 @@
 import type http from 'node:http';
 import { print, type GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import type { Context } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import type { Actor } from '../auth/actor';
 import { authenticateHeader } from '../auth/authenticate';
+import { socketOrigin } from '../auth/request-origin';
 import { TOKEN_REVOKED_TOPIC, TokenSockets } from '../auth/token-sockets';
 import type { AppError } from '../errors';
 import { createRequestContext, type RequestContext } from '../graphql/context';
@@ -13,8 +16,8 @@ import { asGraphQLError } from '../graphql/operation-limits';
 import { prepareOperation } from '../graphql/prepare-operation';
 import { subscribeSharingResults } from '../graphql/shared-subscribe';
 import { validationRules } from '../graphql/schema';
+import type { Logger } from '../logger';
 import { ratePolicies, takeRequest } from '../rate-limit/enforce';
-import { socketOrigin } from '../auth/request-origin';
 import type { AppServices } from '../services';
 
 /**
@@ -27,56 +30,16 @@ export function mountGraphqlWs(server: http.Server, services: AppServices, schem
   const formatError = formatGraphQLError(log);
   // ws closes a socket whose message is larger with 1009 (message too big) before anything reads it.
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: GRAPHQL_MAX_REQUEST_BYTES });
-  // ws closes a socket whose message is over the limit (1009) and emits 'error' on it, which graphql-ws logs as
-  // an internal error with its stack: a client could fill the error log, before it even authenticates. It is a
-  // refused request, logged as one.
-  wsServer.on('connection', (socket) => {
-    const emit = socket.emit.bind(socket);
-    socket.emit = ((event: string | symbol, ...args: unknown[]) => {
-      if (event === 'error' && (args[0] as { code?: unknown } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
-        log.info({ limit: GRAPHQL_MAX_REQUEST_BYTES }, 'graphql-ws message over the size limit: socket closed (1009)');
-        return true;
-      }
-      return emit(event, ...args);
-    }) as typeof socket.emit;
-  });
+  logOversizeMessagesAsRefused(wsServer, log);
   const tokenSockets = new TokenSockets(log);
   tokenSockets.follow(services.events.subscribe(TOKEN_REVOKED_TOPIC));
   const stopRechecking = services.events.onReconnect(
     () => void tokenSockets.recheck((tokenIds) => services.tokens.liveTokenIds(tokenIds)),
   );
-  const wsHandle = useServer<Record<string, unknown>, { actor?: RequestContext['actor'] }>(
+  const wsHandle = useServer<ConnectionParams, SocketActor>(
     {
       schema,
-      // A connection lives only with a valid token in connection_init: `{"authorization": "Bearer esk_..."}`.
-      onConnect: async (ctx) => {
-        const params = ctx.connectionParams ?? {};
-        const header =
-          typeof params.authorization === 'string'
-            ? params.authorization
-            : typeof params.Authorization === 'string'
-              ? params.Authorization
-              : undefined;
-        const actor = await authenticateHeader(services, header);
-        const { socket } = ctx.extra;
-        const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
-        try {
-          if (!actor) takeRequest(services.rateLimiter, policies.address, address);
-          else takeRequest(services.rateLimiter, policies.token, actor.tokenId);
-        } catch {
-          socket.close(4429, 'rate_limited');
-          return false;
-        }
-        if (!actor) {
-          socket.close(4401, 'unauthorized');
-          return false;
-        }
-        // Gone while the token was looked up: its 'close' has fired already and would never untrack it.
-        if (socket.readyState !== socket.OPEN) return false;
-        socket.once('close', tokenSockets.track(actor.tokenId, actor.expiresAt, socket));
-        ctx.extra.actor = actor;
-        return true;
-      },
+      onConnect: (ctx) => admitConnection(services, policies, tokenSockets, ctx),
       onSubscribe: (ctx, _id, payload) => {
         // Each operation on a socket counts as a request of its token; a refusal ends that operation only.
         try {
@@ -115,4 +78,65 @@ export function mountGraphqlWs(server: http.Server, services: AppServices, schem
       await tokenSockets.stop();
     },
   };
+}
+
+/** The payload of connection_init, and what an admitted connection carries beside its socket. */
+type ConnectionParams = Record<string, unknown>;
+type SocketActor = { actor?: Actor };
+
+/**
+ * ws closes a socket whose message is over the limit (1009) and emits 'error' on it, which graphql-ws logs as an
+ * internal error with its stack: a client could fill the error log, before it even authenticates. It is a refused
+ * request, logged as one.
+ */
+function logOversizeMessagesAsRefused(wsServer: WebSocketServer, log: Logger): void {
+  wsServer.on('connection', (socket) => {
+    const emit = socket.emit.bind(socket);
+    socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event === 'error' && (args[0] as { code?: unknown } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        log.info({ limit: GRAPHQL_MAX_REQUEST_BYTES }, 'graphql-ws message over the size limit: socket closed (1009)');
+        return true;
+      }
+      return emit(event, ...args);
+    }) as typeof socket.emit;
+  });
+}
+
+/**
+ * A connection lives only with a valid token in connection_init (`{"authorization": "Bearer esk_..."}`), within the
+ * rate limit of its token (or, without one, of its address); it is then followed until its token is revoked or
+ * expires.
+ */
+async function admitConnection(
+  services: AppServices,
+  policies: ReturnType<typeof ratePolicies>,
+  tokenSockets: TokenSockets,
+  ctx: Context<ConnectionParams, Extra & Partial<SocketActor>>,
+): Promise<boolean> {
+  const params = ctx.connectionParams ?? {};
+  const header =
+    typeof params.authorization === 'string'
+      ? params.authorization
+      : typeof params.Authorization === 'string'
+        ? params.Authorization
+        : undefined;
+  const actor = await authenticateHeader(services, header);
+  const { socket } = ctx.extra;
+  const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+  try {
+    if (!actor) takeRequest(services.rateLimiter, policies.address, address);
+    else takeRequest(services.rateLimiter, policies.token, actor.tokenId);
+  } catch {
+    socket.close(4429, 'rate_limited');
+    return false;
+  }
+  if (!actor) {
+    socket.close(4401, 'unauthorized');
+    return false;
+  }
+  // Gone while the token was looked up: its 'close' has fired already and would never untrack it.
+  if (socket.readyState !== socket.OPEN) return false;
+  socket.once('close', tokenSockets.track(actor.tokenId, actor.expiresAt, socket));
+  ctx.extra.actor = actor;
+  return true;
 }

@@ -1,5 +1,14 @@
 import { deflateSync } from 'node:zlib';
-import { ParseSpeeds, PDFDocument, PDFInvalidObject, PDFRawStream, PDFStream, type PDFObject, type PDFRef } from 'pdf-lib';
+import {
+  ParseSpeeds,
+  PDFDocument,
+  PDFInvalidObject,
+  PDFRawStream,
+  PDFStream,
+  type PDFContext,
+  type PDFObject,
+  type PDFRef,
+} from 'pdf-lib';
 
 /** What updateIncrementally answers. */
 export interface IncrementalUpdate {
@@ -66,19 +75,7 @@ export async function updateIncrementally(
   // Fonts, images and pages embedded by the change become objects here (as in pdf-lib's save).
   await doc.flush();
 
-  const written: [PDFRef, PDFObject][] = [];
-  const after = context.enumerateIndirectObjects();
-  for (const [ref, object] of after) {
-    const earlier = before.get(ref);
-    // Without a cross-reference section to chain to (a damaged file that pdf-lib repaired on reading), the update
-    // carries every object, and its section is complete: the file reads the same as pdf-lib read it.
-    if (!previous || !earlier || isChanged(earlier, object)) written.push([ref, object]);
-  }
-  if (after.length < before.size) {
-    const remaining = new Set(after.map(([ref]) => ref));
-    const removed = [...before.keys()].filter((ref) => !remaining.has(ref));
-    if (removed.length > 0) throw new Error(`an incremental update cannot delete objects (${removed.join(', ')})`);
-  }
+  const written = objectsToWrite(context, before, previous);
   if (written.length === 0 && previous) return { updated: original, offsets: new Map() };
 
   const parts: Buffer[] = [original, Buffer.from('\n', 'latin1')];
@@ -95,6 +92,46 @@ export async function updateIncrementally(
     offset += chunk.length;
   }
 
+  parts.push(...sectionAndTrailer(context, previous, xrefNumber, entries, offset));
+  return { updated: Buffer.concat(parts), offsets };
+}
+
+/**
+ * The objects the update writes: those `change` added or changed, or every object when there is no section to chain
+ * to. Refuses a change that deleted objects.
+ */
+function objectsToWrite(
+  context: PDFContext,
+  before: Map<PDFRef, Snapshot>,
+  previous: PreviousSection | undefined,
+): [PDFRef, PDFObject][] {
+  const written: [PDFRef, PDFObject][] = [];
+  const after = context.enumerateIndirectObjects();
+  for (const [ref, object] of after) {
+    const earlier = before.get(ref);
+    // Without a cross-reference section to chain to (a damaged file that pdf-lib repaired on reading), the update
+    // carries every object, and its section is complete: the file reads the same as pdf-lib read it.
+    if (!previous || !earlier || isChanged(earlier, object)) written.push([ref, object]);
+  }
+  if (after.length < before.size) {
+    const remaining = new Set(after.map(([ref]) => ref));
+    const removed = [...before.keys()].filter((ref) => !remaining.has(ref));
+    if (removed.length > 0) throw new Error(`an incremental update cannot delete objects (${removed.join(', ')})`);
+  }
+  return written;
+}
+
+/**
+ * The update's cross-reference section (`entries`, the objects written before `offset`) and its trailer, chained to
+ * the previous section when there is one, and ending the file (startxref, %%EOF).
+ */
+function sectionAndTrailer(
+  context: PDFContext,
+  previous: PreviousSection | undefined,
+  xrefNumber: number | undefined,
+  entries: XrefEntry[],
+  offset: number,
+): Buffer[] {
   const { Root, Info, ID } = context.trailerInfo;
   if (!Root) throw new Error('the document has no catalog');
   const trailer = [
@@ -108,19 +145,19 @@ export async function updateIncrementally(
     // and the PDF TWG agreed that updates never go from streams back to tables (pdf-association/pdf-issues#523).
     entries.push({ objectNumber: xrefNumber, generation: 0, offset });
     const size = Math.max(previous.size, context.largestObjectNumber + 1);
-    parts.push(xrefStream(xrefNumber, size, entries, [...trailer, `/Prev ${previous.startxref}`]));
-    parts.push(Buffer.from(`\nstartxref\n${offset}\n%%EOF\n`, 'latin1'));
-  } else {
-    const size = Math.max(previous?.size ?? 0, context.largestObjectNumber + 1);
-    const dictionary = [`/Size ${size}`, ...trailer, ...(previous ? [`/Prev ${previous.startxref}`] : [])];
-    parts.push(
-      Buffer.from(
-        `${xrefTable(entries, !previous)}trailer\n<< ${dictionary.join(' ')} >>\nstartxref\n${offset}\n%%EOF\n`,
-        'latin1',
-      ),
-    );
+    return [
+      xrefStream(xrefNumber, size, entries, [...trailer, `/Prev ${previous.startxref}`]),
+      Buffer.from(`\nstartxref\n${offset}\n%%EOF\n`, 'latin1'),
+    ];
   }
-  return { updated: Buffer.concat(parts), offsets };
+  const size = Math.max(previous?.size ?? 0, context.largestObjectNumber + 1);
+  const dictionary = [`/Size ${size}`, ...trailer, ...(previous ? [`/Prev ${previous.startxref}`] : [])];
+  return [
+    Buffer.from(
+      `${xrefTable(entries, !previous)}trailer\n<< ${dictionary.join(' ')} >>\nstartxref\n${offset}\n%%EOF\n`,
+      'latin1',
+    ),
+  ];
 }
 
 function snapshotOf(object: PDFObject): Snapshot {
