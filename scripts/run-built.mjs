@@ -46,6 +46,7 @@ const output = path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'));
 if (isStale(output)) {
   const started = new Date();
   process.stderr.write('Compiling (the sources changed since the last build)…\n');
+  spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'prune-dist.mjs')], { stdio: 'inherit' });
   const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
     cwd: ROOT,
     stdio: ['ignore', 2, 'inherit'], // tsc's diagnostics go to stderr: stdout stays the command's own
