@@ -49,6 +49,15 @@ module.exports = {
       to: { path: '^src/modules/([^/]+)/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'production-never-imports-sandbox',
+      severity: 'error',
+      comment:
+        "The sandbox's stand-ins (src/modules/sandbox) are handed in by the entries' composition: no module and no " +
+        'platform code imports them, so the production path runs without them (signing and stamps declare slots).',
+      from: { path: '^src/', pathNot: ['^src/[^/]+\\.ts$', '^src/cli/', '^src/modules/sandbox/'] },
+      to: { path: '^src/modules/sandbox/' },
+    },
+    {
       name: 'entries-use-public-surfaces',
       severity: 'error',
       comment:

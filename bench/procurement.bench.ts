@@ -7,7 +7,7 @@ import { certificateFacts } from '../src/modules/stamps/procure-stamps.job';
 import { stampRequestOf } from '../src/modules/stamps/vendors/ask-vendor';
 import { StampOrder } from '../src/modules/stamps/stamp-order.entity';
 import { StampArticle, StampState } from '../src/modules/stamps/stamp-reference.entity';
-import { MockVendor } from '../src/modules/stamps/vendors/simulated-vendors';
+import { MockVendor } from '../src/modules/sandbox/vendors/simulated-vendors';
 import { createQueues, startWorkers, type JobDefinition } from '../src/platform/jobs/jobs';
 import { startBenchApp, type BenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createRootCa, issueSigningCertificate } from '../src/modules/signing/certificates';
 import type { SigningIdentity } from '../src/modules/signing/cms-sign';
 import { decodeOcspRequest, encodeOcspResponse } from '../src/modules/signing/revocation/revocation-protocol';
-import { answerTimestampRequest } from '../src/modules/signing/tsa/sandbox-tsa';
+import { answerTimestampRequest } from '../src/modules/sandbox/tsa/sandbox-tsa';
 import { tsaStamper } from '../src/modules/signing/tsa/tsa-client';
 
 /** A root CA, a TSA and a signer it issued, and a local TSA and OCSP responder answering for them over HTTP. */

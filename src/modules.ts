@@ -1,12 +1,14 @@
 /**
  * The composition root: every module's manifest, in one place. Entries (main, worker, CLI, tests and
- * benchmarks) start the platform with this composition; platform code never imports a module.
+ * benchmarks) start the platform with this composition; platform code never imports a module. Composing also
+ * fills the slots modules declare with what other modules provide (the sandbox's stand-ins for signing and stamps).
  */
 import { auditModule } from './modules/audit';
 import { esignModule } from './modules/esign';
 import { filesModule } from './modules/files';
 import { notificationsModule } from './modules/notifications';
 import { pfxModule } from './modules/pfx';
+import { sandboxModule } from './modules/sandbox';
 import { signerJourneyModule } from './modules/signer-journey';
 import { signingModule } from './modules/signing';
 import { stampsModule } from './modules/stamps';
@@ -30,6 +32,7 @@ export const modules = [
   walletModule,
   pfxModule,
   signingModule,
+  sandboxModule,
   signerJourneyModule,
   notificationsModule,
   auditModule,

@@ -20,7 +20,8 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createRootCa, issueSigningCertificate, sandboxEspGatewayRouter, signingIdentityFromPfx } from './modules/signing';
+import { sandboxEspGatewayRouter } from './modules/sandbox';
+import { createRootCa, issueSigningCertificate, signingIdentityFromPfx } from './modules/signing';
 import { certificatesInPem } from './platform/crypto/pem';
 
 function fromPfx(prefix: string) {

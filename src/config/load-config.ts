@@ -143,7 +143,7 @@ function storageOf(env: Env, dataDir: string): AppConfig['storage'] {
 }
 
 function tsaOf(env: Env, publicUrl: string): AppConfig['tsa'] {
-  // The sandbox TSA answers on the service's own address (src/modules/signing/tsa/sandbox-tsa.ts).
+  // The sandbox TSA answers on the service's own address (src/modules/sandbox/tsa/sandbox-tsa.ts).
   const tsaUrl = env.TSA_URL ?? (env.APP_ENV === 'sandbox' ? `${publicUrl}/sandbox/tsa` : undefined);
   const tsaHeader = env.TSA_AUTH_HEADER?.match(/^([^:]+):\s*(.*)$/);
   return tsaUrl

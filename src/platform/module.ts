@@ -24,11 +24,45 @@ export interface ModuleManifest {
   loaders?: LoaderFactory;
   /** HTTP beside the two faces (the signing page and its API), mounted after /graphql and /api/v1. */
   mounts?: Mount[];
+  /** Implementations this module gives to slots other modules declare; compose() fills the slots. */
+  provides?: Provision<any>[];
 }
 
 export interface Mount {
   path: string;
   router(services: AppServices): Router;
+}
+
+/**
+ * A place where a module asks for an implementation it does not own (an interface it declares, filled by another
+ * module): neither imports the other, and the entry's compose() wires them. Read it when the implementation is
+ * used, not at load.
+ */
+export class Slot<T> {
+  private implementation: T | undefined;
+
+  constructor(readonly name: string) {}
+
+  fill(implementation: T): void {
+    this.implementation = implementation;
+  }
+
+  get(): T {
+    if (this.implementation === undefined) {
+      throw new Error(`Nothing provides ${this.name}: a module's manifest must, composed by the entry (src/modules.ts).`);
+    }
+    return this.implementation;
+  }
+}
+
+export interface Provision<T> {
+  slot: Slot<T>;
+  implementation: T;
+}
+
+/** One entry of a manifest's `provides`, typed so that the implementation fits the slot. */
+export function provide<T>(slot: Slot<T>, implementation: T): Provision<T> {
+  return { slot, implementation };
 }
 
 /** Everything the platform is started with: the union of the manifests, plus the users module's token check. */
@@ -46,6 +80,7 @@ export function compose(
   manifests: readonly ModuleManifest[],
   extra: { entities: EntityClass<any>[]; tokens(orm: Orm): TokenVerifier },
 ): Composition {
+  for (const { slot, implementation } of manifests.flatMap((module) => module.provides ?? [])) slot.fill(implementation);
   return {
     entities: [...manifests.flatMap((module) => module.entities ?? []), ...extra.entities],
     resolvers: manifests.flatMap((module) => module.resolvers ?? []),

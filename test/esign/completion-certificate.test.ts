@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
+import { sandboxRootCa } from '../../src/modules/sandbox/sandbox-ca';
 import { updateIncrementally } from '../../src/modules/signing/pdf/incremental-update';
 import { verifyPdfSignatures } from '../../src/modules/signing/verify/verify-document';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';

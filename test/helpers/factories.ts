@@ -1,6 +1,6 @@
 import type { TestApp } from './app';
-import { SANDBOX_BIOMETRIC, SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
-import { MAX_AUTHENTICATION_ATTEMPTS } from '../../src/modules/signing/esp/sandbox-esp-gateway';
+import { SANDBOX_BIOMETRIC, SANDBOX_OTP } from '../../src/modules/sandbox/esp/sandbox-esp';
+import { MAX_AUTHENTICATION_ATTEMPTS } from '../../src/modules/sandbox/esp/sandbox-esp-gateway';
 import { rest, restUpload, signerApi, type RestResponse } from './clients';
 import { corpusFile, makePng } from './fixtures';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNER_PAGE_CSP, signerPageCsp } from '../../src/modules/signer-journey/page/signer-page';
 import { createRootCa } from '../../src/modules/signing/certificates';
 import { buildEsignAcknowledgement } from '../../src/modules/signing/esp/cca/esign-ack';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
+import { SANDBOX_OTP } from '../../src/modules/sandbox/esp/sandbox-esp';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { DESKTOP, PHONE, hasChromium, seriousAxeViolations, useBrowser, watchPage } from '../helpers/browser';
 import { rest, signerApi } from '../helpers/clients';

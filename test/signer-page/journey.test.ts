@@ -1,7 +1,7 @@
 import type { BrowserContextOptions } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Notification } from '../../src/modules/notifications/notification.entity';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
+import { SANDBOX_OTP } from '../../src/modules/sandbox/esp/sandbox-esp';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { DESKTOP, PHONE, hasChromium, useBrowser, watchPage } from '../helpers/browser';
 import { rest, restUpload } from '../helpers/clients';

@@ -4,7 +4,7 @@ import { PDFDocument } from 'pdf-lib';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueSessions } from '../../src/modules/esign/expire-sessions';
-import { SANDBOX_OTP } from '../../src/modules/signing/esp/sandbox-esp';
+import { SANDBOX_OTP } from '../../src/modules/sandbox/esp/sandbox-esp';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { DESKTOP, PHONE, hasChromium, seriousAxeViolations, useBrowser, watchPage } from '../helpers/browser';
 import { rest } from '../helpers/clients';

@@ -26,7 +26,7 @@ import {
   readEsignTxnRef,
 } from '../../src/modules/signing/esp/cca/esign-ack';
 import { EsignXmlError, MAX_ESIGN_XML_BYTES, signEnveloped } from '../../src/modules/signing/esp/cca/xml-dsig';
-import { GATEWAY_ERRORS, sandboxEspGatewayRouter } from '../../src/modules/signing/esp/sandbox-esp-gateway';
+import { GATEWAY_ERRORS, sandboxEspGatewayRouter } from '../../src/modules/sandbox/esp/sandbox-esp-gateway';
 import { hasOpenssl, openssl } from '../helpers/openssl';
 import { formOf, postForm } from '../helpers/factories';
 import { hasXmlsec1, xmlsec1Verify } from '../helpers/xmlsec';

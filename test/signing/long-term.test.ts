@@ -6,7 +6,7 @@ import { rest, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signAsAadhaar, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
 import { hasOpenssl, openssl } from '../helpers/openssl';
 import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck } from '../helpers/pdf-signatures';
-import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
+import { sandboxRootCa } from '../../src/modules/sandbox/sandbox-ca';
 
 /** The streams of the catalog's /DSS, decoded. */
 async function dssOf(pdf: Buffer): Promise<Record<'Certs' | 'OCSPs' | 'CRLs', Buffer[]>> {

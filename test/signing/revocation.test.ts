@@ -9,8 +9,8 @@ import { createSession, sessionBody, signAsAadhaar, signatureAt, signerInput, up
 import { hasOpenssl, openssl } from '../helpers/openssl';
 import { signaturesOf } from '../helpers/pdf-signatures';
 import { platformSigningIdentity } from '../../src/modules/signing/platform-identity';
-import { sandboxEspCa, sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
-import { sandboxTsaIdentity } from '../../src/modules/signing/tsa/sandbox-tsa';
+import { sandboxEspCa, sandboxRootCa } from '../../src/modules/sandbox/sandbox-ca';
+import { sandboxTsaIdentity } from '../../src/modules/sandbox/tsa/sandbox-tsa';
 import { createRootCa, issueSigningCertificate } from '../../src/modules/signing/certificates';
 import { fetchRevocation } from '../../src/modules/signing/revocation/revocation-client';
 import { fetchPublicOnly } from '../../src/platform/net/public-targets';

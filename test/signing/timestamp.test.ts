@@ -15,8 +15,8 @@ import { uploadTestPfx } from '../helpers/pfx';
 import { ConfigError, loadConfig } from '../../src/config';
 import { OID } from '../../src/modules/signing/cms-algorithms';
 import { children, contentOf, raw, readOid, readRoot } from '../../src/modules/signing/der';
-import { sandboxRootCa } from '../../src/modules/signing/sandbox-ca';
-import { answerTimestampRequest, SANDBOX_TSA_POLICY, sandboxTsaIdentity } from '../../src/modules/signing/tsa/sandbox-tsa';
+import { sandboxRootCa } from '../../src/modules/sandbox/sandbox-ca';
+import { answerTimestampRequest, SANDBOX_TSA_POLICY, sandboxTsaIdentity } from '../../src/modules/sandbox/tsa/sandbox-tsa';
 import { encodeTimestampRequest, encodeTimestampResponse } from '../../src/modules/signing/tsa/timestamp-protocol';
 
 /** The signature value and the signature time-stamp token (unsigned attribute) of a CMS from a PDF. */

@@ -6,7 +6,7 @@ import { verifyPdfSignatures, type DocumentVerification } from '../../src/module
 import { EsignVerificationDocument } from '../__generated__/graphql';
 import { gql, rest, type Envelope } from '../helpers/clients';
 import { createSession, sessionBody, signatureAt, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';
-import { SANDBOX_TSA_POLICY } from '../../src/modules/signing/tsa/sandbox-tsa';
+import { SANDBOX_TSA_POLICY } from '../../src/modules/sandbox/tsa/sandbox-tsa';
 import { createRootCa } from '../../src/modules/signing/certificates';
 import { hasQpdf, longTermTailProblems, qpdfCheck } from '../helpers/pdf-signatures';
 

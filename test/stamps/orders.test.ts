@@ -3,7 +3,7 @@ import { inflateSync } from 'node:zlib';
 import { PDFArray, PDFDocument, PDFName, PDFRawStream, type PDFObject } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
-import { SimulatedVendor } from '../../src/modules/stamps/vendors/simulated-vendors';
+import { SimulatedVendor } from '../../src/modules/sandbox/vendors/simulated-vendors';
 import type { StampVendor } from '../../src/modules/stamps/vendors/vendor';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import {

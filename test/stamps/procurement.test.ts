@@ -10,7 +10,7 @@ import { ORDER_PROGRESS_JOB, announceOrderProgress, orderTopic, publishOrderChan
 import { procureBatch } from '../../src/modules/stamps/procure-stamps.job';
 import { stampRequestOf } from '../../src/modules/stamps/vendors/ask-vendor';
 import type { StampOrder } from '../../src/modules/stamps/stamp-order.entity';
-import { MockVendor, SimulatedVendor } from '../../src/modules/stamps/vendors/simulated-vendors';
+import { MockVendor, SimulatedVendor } from '../../src/modules/sandbox/vendors/simulated-vendors';
 import type { VendorAnswer } from '../../src/modules/stamps/vendors/vendor';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';

@@ -1,13 +1,12 @@
 /**
  * signing: the cryptography and PDF mechanics of a signature, knowing nothing of sessions. CMS (PKCS#7)
  * signatures and their verification, certificates (platform CA, Aadhaar subjects), the PDF's signature
- * fields and incremental updates, the ESP backends (sandbox), and name matching on certificates.
+ * fields and incremental updates, the ESP backends, and name matching on certificates. The sandbox's stand-ins
+ * (its CA, ESP gateway, TSA, CRLs and OCSP) live in the sandbox module: signing asks for them through the
+ * `sandboxAuthority` slot, and exports below the protocol pieces they answer with.
  */
 import type { ModuleManifest } from '../../platform/module';
 import { PlatformKey } from './platform-key.entity';
-import { sandboxRevocationRouter } from './revocation/sandbox-revocation';
-import { sandboxTsaRouter } from './tsa/sandbox-tsa';
-import { sandboxEspGateway } from './esp/esp-adapter';
 
 export { readAadhaarCertDetails, type AadhaarCertDetails } from './aadhaar-certificate';
 export { createRootCa, describeCertificate, issueSigningCertificate } from './certificates';
@@ -18,7 +17,6 @@ export {
   claimedTxn,
   espConfig,
   readEspResponse,
-  sandboxEspGateway,
   type EspRequest,
 } from './esp/esp-adapter';
 export {
@@ -38,7 +36,6 @@ export { buildEsignAcknowledgement, esignTxnRef, parseAndVerifyEsignAcknowledgem
 export { EsignXmlError, MAX_ESIGN_XML_BYTES } from './esp/cca/xml-dsig';
 export { isSignerCancellation, SIGNER_CANCEL_CODES } from './esp/cca/error-codes';
 export { postEspRequest, type EspAcknowledgement } from './esp/esp-request-post';
-export { GATEWAY_ERRORS, sandboxEspGatewayRouter, type SandboxEspGatewayOptions } from './esp/sandbox-esp-gateway';
 export {
   addLongTermValidation,
   prefetchRevocation,
@@ -50,19 +47,45 @@ export { certificationRefusal, type DocMdpPermissions } from './pdf/certificatio
 export type { ImagePlacement } from './pdf/prepare-for-signing';
 export { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
 export { platformSigningIdentity, signingIdentityFromPfx } from './platform-identity';
-export { sandboxTsaRouter } from './tsa/sandbox-tsa';
 export { timestampSignature } from './tsa/timestamp-signature';
 export { normalizeAadhaarNumber } from './verhoeff';
 export { trustAnchorsPem } from './trust-anchors';
 export type { DocumentVerification, SignatureReport } from './verify/verify-document';
 
+export { sandboxAuthority, type SandboxAuthority } from './sandbox-authority';
+
+// What the sandbox module's stand-ins are made of: the CA's certificates and keys, the eSign XML they answer, the
+// time-stamp and revocation protocols (the same code the production path reads them with).
+export { aadhaarSubject, type AadhaarIdentity } from './aadhaar-certificate';
+export { issueIntermediateCa, type KeyAndCertificate, type RevocationPointers } from './certificates';
+export { OID } from './cms-algorithms';
+export { signDetachedCmsOverDigest, signEncapsulatedCms } from './cms-sign';
+export { DerError } from './der';
+export { aspIdentity } from './esp/esp-adapter';
+export { tokenField } from './esp/cca/esign-request';
+export { keyInfoCertificatePem, parseUntrustedXml } from './esp/cca/xml-dsig';
+export { platformKey } from './platform-keys';
+export {
+  decodeOcspRequest,
+  encodeCrl,
+  encodeOcspFailure,
+  encodeOcspResponse,
+  issuedBy,
+  OCSP_REQUEST_TYPE,
+  OCSP_RESPONSE_TYPE,
+  OCSP_STATUS,
+} from './revocation/revocation-protocol';
+export {
+  decodeTimestampRequest,
+  encodeTimestampResponse,
+  encodeTstInfo,
+  PKI_FAILURE,
+  PKI_STATUS,
+  TIMESTAMP_QUERY_TYPE,
+  TIMESTAMP_REPLY_TYPE,
+} from './tsa/timestamp-protocol';
+
 export const signingModule: ModuleManifest = {
   name: 'signing',
   entities: [PlatformKey],
-  // The sandbox's own RFC 3161 TSA, CRLs and OCSP responder (empty routers outside the sandbox).
-  mounts: [
-    { path: '/', router: sandboxTsaRouter },
-    { path: '/', router: sandboxRevocationRouter },
-    { path: '/', router: sandboxEspGateway },
-  ],
 };

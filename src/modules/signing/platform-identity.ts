@@ -3,10 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { openPkcs12 } from '../../platform/crypto/pkcs12';
 import type { AppServices } from '../../platform/services';
 import type { SigningIdentity } from './cms-sign';
-import { sandboxSigningIdentity } from './sandbox-ca';
-
-/** Named anew when the sandbox chain moved under the one sandbox root CA (earlier databases keep theirs unused). */
-const PLATFORM_SIGNER = 'sandbox-document-signer';
+import { sandboxAuthority } from './sandbox-authority';
 
 /**
  * The key `suresign` signatures are made with. Configured as a PKCS#12 (PLATFORM_SIGNING_PFX and its
@@ -16,7 +13,7 @@ const PLATFORM_SIGNER = 'sandbox-document-signer';
 export async function platformSigningIdentity(services: AppServices, em: EntityManager): Promise<SigningIdentity> {
   const { platformSigningPfx } = services.config;
   if (platformSigningPfx) return signingIdentityFromPfx(platformSigningPfx);
-  return sandboxSigningIdentity(services, em, PLATFORM_SIGNER, 'Esign Sandbox Document Signer');
+  return sandboxAuthority.get().documentSigner(services, em);
 }
 
 /** The key, certificate and chain of a configured PKCS#12 file. */

@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { certificatesInPem } from '../../platform/crypto/pem';
 import type { AppServices } from '../../platform/services';
-import { sandboxRootCa } from './sandbox-ca';
+import { sandboxAuthority } from './sandbox-authority';
 
 /**
  * The certificates signatures are judged against (`certificate_chain_valid`): the TRUST_ANCHORS bundle (a PEM file,
@@ -19,6 +19,6 @@ export async function trustAnchorsPem(services: AppServices, em: EntityManager):
       return false;
     }
   });
-  if (services.config.env === 'sandbox') anchors.push((await sandboxRootCa(services, em)).certificatePem);
+  if (services.config.env === 'sandbox') anchors.push(await sandboxAuthority.get().rootCertificatePem(services, em));
   return anchors;
 }

@@ -14,6 +14,13 @@ import { stampRestRoutes } from './stamps.rest';
 export { MAX_EXPLICIT_STAMPS, planStamp, type StampPlan, type StampRequest } from './plan-stamp';
 export { reserveStamps, settleSessionStamps, type SessionEnd } from './reserve-stamps';
 export { StampInstanceType, toStampView } from './stamp.types';
+export {
+  stampVendors,
+  type StampRequest as VendorStampRequest,
+  type StampVendor,
+  type StampVendors,
+  type VendorAnswer,
+} from './vendors/vendor';
 
 export const stampsModule: ModuleManifest = {
   name: 'stamps',

@@ -1,25 +1,19 @@
-import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Router } from 'express';
-import express from 'express';
 import type { EspConfig } from '../../../config';
 import type { AppServices } from '../../../platform/services';
 import type { SigningIdentity } from '../cms-sign';
 import { signingIdentityFromPfx } from '../platform-identity';
-import { sandboxEspCa, sandboxRevocationPointers, sandboxSigningIdentity } from '../sandbox-ca';
+import { sandboxAuthority } from '../sandbox-authority';
 import { buildEsignRequest, type EsignVersion } from './cca/esign-request';
 import { parseAndVerifyEsignResponse, verifyEsignSignature, type ParsedEsignResponse } from './cca/esign-response';
 import { parseUntrustedXml } from './cca/xml-dsig';
-import { sandboxEspGatewayRouter } from './sandbox-esp-gateway';
 
 /**
  * The ASP side of the CCA eSign API, for one configured ESP: the request (signed with the ASP's key) that the
  * signer's browser carries to a 2.1 ESP, or this service POSTs to a 3.2 one (./esp-request-post.ts), and the check of the ESP's response (signed with its key) and of the PKCS#7 it
  * returns. It knows no session: the caller keeps the transaction. The built-in sandbox ESP is reached the same way,
- * over HTTP through its gateway, with keys the sandbox keeps in the database.
+ * over HTTP through its gateway (mounted by the sandbox module), with keys the sandbox keeps in the database.
  */
-const SANDBOX_ASP_KEY = 'sandbox-asp-request-signer';
-const SANDBOX_ESP_RESPONSE_KEY = 'sandbox-esp-response-signer';
 
 export function espConfig(services: AppServices, backend: string): EspConfig | undefined {
   return Object.hasOwn(services.config.esps, backend) ? services.config.esps[backend] : undefined;
@@ -28,18 +22,13 @@ export function espConfig(services: AppServices, backend: string): EspConfig | u
 /** The key the ASP signs requests with: ESP_<NAME>_ASP_PFX, or for the built-in sandbox one the sandbox root issued. */
 export async function aspIdentity(services: AppServices, em: EntityManager, esp: EspConfig): Promise<SigningIdentity> {
   if (esp.aspPfx) return signingIdentityFromPfx(esp.aspPfx);
-  return sandboxSigningIdentity(services, em, SANDBOX_ASP_KEY, 'Esign Sandbox ASP');
-}
-
-/** The sandbox ESP gateway's response-signing key, issued by the sandbox root. */
-function sandboxEspResponder(services: AppServices, em: EntityManager): Promise<SigningIdentity> {
-  return sandboxSigningIdentity(services, em, SANDBOX_ESP_RESPONSE_KEY, 'Esign Sandbox ESP Gateway');
+  return sandboxAuthority.get().aspSigner(services, em);
 }
 
 /** The certificate ESP responses must be signed with: ESP_<NAME>_CERT, or the built-in sandbox gateway's own. */
 export async function espResponseCertificate(services: AppServices, em: EntityManager, esp: EspConfig): Promise<string> {
   if (esp.certificatePem) return esp.certificatePem;
-  return (await sandboxEspResponder(services, em)).certificatePem;
+  return (await sandboxAuthority.get().espResponder(services, em)).certificatePem;
 }
 
 export interface EspRequest {
@@ -125,39 +114,4 @@ export async function readEspResponse(
 export function checkReturnedSignature(cms: Uint8Array, sha256Hex: string, certificatePem: string): string[] {
   const check = verifyEsignSignature(cms, sha256Hex, certificatePem);
   return check.valid ? [] : check.problems;
-}
-
-/**
- * The built-in sandbox ESP's gateway (sandbox, or ALLOW_SANDBOX_ESP): the same protocol a real ESP speaks, mounted
- * at /sandbox/esp. Its keys live in the database, so the router is made on its first request; every process
- * seals the gateway's page state with the same secret (derived from SECRETS_ENCRYPTION_KEY).
- */
-export function sandboxEspGateway(services: AppServices): Router {
-  const router = express.Router();
-  const sandbox = services.config.esps.sandbox;
-  if (!sandbox?.builtIn) return router;
-  let gateway: Promise<Router> | undefined;
-  const build = async () => {
-    const em = services.orm.em.fork();
-    const [issuer, responder, asp] = await Promise.all([
-      sandboxEspCa(services, em),
-      sandboxEspResponder(services, em),
-      aspIdentity(services, em, sandbox),
-    ]);
-    return sandboxEspGatewayRouter({
-      issuer,
-      responseSigner: responder,
-      trustedAspCertificatesPem: [asp.certificatePem],
-      stateSecret: createHmac('sha256', services.config.secretsEncryptionKey).update('sandbox-esp-gateway').digest('hex'),
-      revocation: sandboxRevocationPointers(services, 'esp'),
-    });
-  };
-  router.use('/sandbox/esp', (req, res, next) => {
-    gateway ??= build().catch((error: unknown) => {
-      gateway = undefined;
-      throw error;
-    });
-    gateway.then((built) => built(req, res, next), next);
-  });
-  return router;
 }

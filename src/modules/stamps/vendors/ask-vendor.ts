@@ -1,30 +1,19 @@
 import type { AppServices } from '../../../platform/services';
 import type { StampOrder } from '../stamp-order.entity';
-import { MockVendor, SimulatedVendor } from './simulated-vendors';
-import type { StampRequest, StampVendor, VendorAnswer } from './vendor';
+import { stampVendors, type StampRequest, type StampVendor, type StampVendors, type VendorAnswer } from './vendor';
 
 /** How the procurement job talks to a vendor: which one, what it asks, how long it waits, and when it asks again. */
 
 /** Each process keeps one vendor per kind: the simulated vendor remembers what it was asked, as a real one does. */
-const vendors = new WeakMap<AppServices, { mock: StampVendor; simulated: StampVendor }>();
+const vendors = new WeakMap<AppServices, StampVendors>();
 
 export function vendorFor(services: AppServices, order: StampOrder): StampVendor {
   let kinds = vendors.get(services);
   if (!kinds) {
-    const { vendorLatencyMs, vendorRejectionRate, vendorPendingRate, vendorHangRate } = services.config.stamps;
-    kinds = {
-      mock: new MockVendor(),
-      simulated: new SimulatedVendor({
-        latencyMs: vendorLatencyMs,
-        rejectionRate: vendorRejectionRate,
-        pendingRate: vendorPendingRate,
-        hangRate: vendorHangRate,
-        hangMs: services.config.stamps.vendorTimeoutMs * 2,
-      }),
-    };
+    kinds = stampVendors.get()(services);
     vendors.set(services, kinds);
   }
-  return order.mock ? kinds.mock : kinds.simulated;
+  return order.mock ? kinds.mock : kinds.configured;
 }
 
 /** What the vendor is asked for one stamp of the order. */

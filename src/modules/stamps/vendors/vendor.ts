@@ -3,6 +3,8 @@
  * authority's intermediary such as SHCIL, or a reseller's API). docs/stamps.md describes it for an integrator
  * writing a real adapter.
  */
+import { Slot } from '../../../platform/module';
+import type { AppServices } from '../../../platform/services';
 
 /** One stamp asked of the vendor: everything a certificate carries, under an idempotency key. */
 export interface StampRequest {
@@ -53,3 +55,15 @@ export interface StampVendor {
    */
   procure(request: StampRequest, signal: AbortSignal): Promise<VendorAnswer>;
 }
+
+/** The vendors a process procures from: `mock` for `mock: true` orders, `configured` (STAMP_VENDOR) for the others. */
+export interface StampVendors {
+  mock: StampVendor;
+  configured: StampVendor;
+}
+
+/**
+ * Made once per process from its settings. The sandbox module fills it (its mock and simulated vendors, the only
+ * ones so far; a real vendor's adapter would too): stamps never imports them, the composition hands them in.
+ */
+export const stampVendors = new Slot<(services: AppServices) => StampVendors>("stamps' vendors");

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StampRequest, StampVendor, VendorAnswer } from './vendor';
+import type { AppServices } from '../../../platform/services';
+import type { StampVendor, StampVendors, VendorAnswer, VendorStampRequest as StampRequest } from '../../stamps';
 
 const VERIFICATION_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -103,4 +104,19 @@ export class SimulatedVendor implements StampVendor {
       },
     };
   }
+}
+
+/** The vendors stamps procures from: the mock one for `mock: true` orders, the simulated one for the others. */
+export function simulatedStampVendors(services: AppServices): StampVendors {
+  const { vendorLatencyMs, vendorRejectionRate, vendorPendingRate, vendorHangRate } = services.config.stamps;
+  return {
+    mock: new MockVendor(),
+    configured: new SimulatedVendor({
+      latencyMs: vendorLatencyMs,
+      rejectionRate: vendorRejectionRate,
+      pendingRate: vendorPendingRate,
+      hangRate: vendorHangRate,
+      hangMs: services.config.stamps.vendorTimeoutMs * 2,
+    }),
+  };
 }

@@ -1,4 +1,4 @@
-import type { AadhaarIdentity } from '../aadhaar-certificate';
+import type { AadhaarIdentity } from '../../signing';
 
 /**
  * The sandbox ESP's people and codes (docs/signing.md): its gateway (sandbox-esp-gateway.ts) knows these Aadhaar

@@ -14,7 +14,7 @@
  *        an error page and nothing is sent anywhere (the responseUrl of an unverified request may be anyone's).
  *      - 3.2: by the ASP's server, the XML as the body (`application/xml`; the URL-encoded XML as a form body, as
  *        eMudhra's SDK sends it, and the form fields above are read too). Whichever way it came, a 3.2 request is
- *        answered at once, to the caller, with a signed acknowledgement (cca/esign-ack.ts): status="2" and a
+ *        answered at once, to the caller, with a signed acknowledgement (signing/esp/cca/esign-ack.ts): status="2" and a
  *        resCode, or status="0" with errCode/errMsg (a request that does not verify, a stale ts). The ASP then
  *        sends the signer's browser to `<mount>/authpage` with `txnref` = base64("<txn>|<resCode>") (GET query or
  *        form POST). A browser that posts a 3.2 request itself gets the acknowledgement XML, not a page.
@@ -33,14 +33,25 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { SecretBox } from '../../../platform/crypto/secret-box';
-import { aadhaarSubject } from '../aadhaar-certificate';
-import { issueSigningCertificate, type KeyAndCertificate, type RevocationPointers } from '../certificates';
-import { signDetachedCmsOverDigest } from '../cms-sign';
-import { normalizeAadhaarNumber } from '../verhoeff';
-import { buildEsignAcknowledgement, esignTxnRef, readEsignTxnRef } from './cca/esign-ack';
-import { parseAndVerifyEsignRequest, tokenField, type ParsedEsignRequest } from './cca/esign-request';
-import { buildEsignResponse } from './cca/esign-response';
-import { EsignXmlError, keyInfoCertificatePem, MAX_ESIGN_XML_BYTES, parseUntrustedXml } from './cca/xml-dsig';
+import {
+  aadhaarSubject,
+  buildEsignAcknowledgement,
+  buildEsignResponse,
+  esignTxnRef,
+  EsignXmlError,
+  issueSigningCertificate,
+  keyInfoCertificatePem,
+  MAX_ESIGN_XML_BYTES,
+  normalizeAadhaarNumber,
+  parseAndVerifyEsignRequest,
+  parseUntrustedXml,
+  readEsignTxnRef,
+  signDetachedCmsOverDigest,
+  tokenField,
+  type KeyAndCertificate,
+  type ParsedEsignRequest,
+  type RevocationPointers,
+} from '../../signing';
 import { SANDBOX_BIOMETRIC, SANDBOX_IDENTITIES, SANDBOX_OTP } from './sandbox-esp';
 import {
   aadhaarPage,
@@ -84,7 +95,7 @@ export const GATEWAY_ERRORS = {
   transactionExpired: { errCode: 'ESP-903', errMsg: 'The transaction expired before the signer finished' },
   otpFailed: { errCode: 'ESP-910', errMsg: 'Aadhaar OTP authentication failed: attempts exhausted' },
   biometricFailed: { errCode: 'ESP-911', errMsg: 'Aadhaar biometric authentication failed: attempts exhausted' },
-  // The codes ESPs use for a signer's Cancel (cca/error-codes.ts): before the OTP was sent, and after.
+  // The codes ESPs use for a signer's Cancel (signing/esp/cca/error-codes.ts): before the OTP was sent, and after.
   cancelled: { errCode: 'ESP-944', errMsg: 'User terminated eKYC process' },
   cancelledAfterOtp: { errCode: 'ESP-945', errMsg: 'User terminated eKYC process after OTP Generation' },
 } as const;

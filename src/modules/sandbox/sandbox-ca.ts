@@ -4,11 +4,12 @@ import {
   createRootCa,
   issueIntermediateCa,
   issueSigningCertificate,
+  platformKey,
   type KeyAndCertificate,
   type RevocationPointers,
-} from './certificates';
-import type { SigningIdentity } from './cms-sign';
-import { platformKey } from './platform-keys';
+  type SandboxAuthority,
+  type SigningIdentity,
+} from '../signing';
 
 const TEN_YEARS_MS = 10 * 365 * 86_400_000;
 
@@ -77,9 +78,27 @@ export function sandboxIssuer(services: AppServices, em: EntityManager, issuer: 
 
 /**
  * What the sandbox writes into every certificate it issues: the issuer's CRL, the OCSP responder, and the issuer's
- * certificate, all served by this service under /sandbox (see sandbox-revocation.ts).
+ * certificate, all served by this service under /sandbox (see revocation/sandbox-revocation.ts).
  */
 export function sandboxRevocationPointers(services: AppServices, issuer: SandboxIssuer): RevocationPointers {
   const base = `${services.config.publicUrl}/sandbox`;
   return { crlUrl: `${base}/ca/${issuer}.crl`, ocspUrl: `${base}/ocsp`, caIssuersUrl: `${base}/ca/${issuer}.cer` };
 }
+
+/** Named anew when the sandbox chain moved under the one sandbox root CA (earlier databases keep theirs unused). */
+const DOCUMENT_SIGNER_KEY = 'sandbox-document-signer';
+const ASP_KEY = 'sandbox-asp-request-signer';
+const ESP_RESPONSE_KEY = 'sandbox-esp-response-signer';
+
+/** The sandbox ESP gateway's response-signing key, issued by the sandbox root. */
+export function sandboxEspResponder(services: AppServices, em: EntityManager): Promise<SigningIdentity> {
+  return sandboxSigningIdentity(services, em, ESP_RESPONSE_KEY, 'Esign Sandbox ESP Gateway');
+}
+
+/** What signing falls back on when no key is configured: these keys, all issued by the sandbox root. */
+export const sandboxCaAuthority: SandboxAuthority = {
+  documentSigner: (services, em) => sandboxSigningIdentity(services, em, DOCUMENT_SIGNER_KEY, 'Esign Sandbox Document Signer'),
+  aspSigner: (services, em) => sandboxSigningIdentity(services, em, ASP_KEY, 'Esign Sandbox ASP'),
+  espResponder: sandboxEspResponder,
+  rootCertificatePem: async (services, em) => (await sandboxRootCa(services, em)).certificatePem,
+};

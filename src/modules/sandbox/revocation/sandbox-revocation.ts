@@ -1,17 +1,17 @@
 /**
  * The sandbox CA's revocation services, as a real CA publishes them and as the URLs in its certificates say
- * (sandbox-ca.ts, `sandboxRevocationPointers`): a CRL per CA, each CA's certificate, and an OCSP responder
+ * (../sandbox-ca.ts, `sandboxRevocationPointers`): a CRL per CA, each CA's certificate, and an OCSP responder
  * (RFC 6960, POST and GET). The sandbox revokes nothing: CRLs are empty and every certificate a sandbox CA issued
  * is `good`; the sandbox does not record what it issued, so "good" means "issued by this CA", and a CertID of
  * another issuer gets `unauthorized`.
  */
 import express, { type Router } from 'express';
 import type { AppServices } from '../../../platform/services';
-import { DerError } from '../der';
 import { sandboxIssuer, type SandboxIssuer } from '../sandbox-ca';
 import { X509Certificate } from 'node:crypto';
 import {
   decodeOcspRequest,
+  DerError,
   encodeCrl,
   encodeOcspFailure,
   encodeOcspResponse,
@@ -19,7 +19,7 @@ import {
   OCSP_REQUEST_TYPE,
   OCSP_RESPONSE_TYPE,
   OCSP_STATUS,
-} from './revocation-protocol';
+} from '../../signing';
 
 /** How long a CRL or an OCSP answer may be relied on before a fresh one is fetched. */
 const VALIDITY_HOURS = 24;

@@ -7,21 +7,22 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import express, { type Router } from 'express';
 import type { AppServices } from '../../../platform/services';
-import { OID } from '../cms-algorithms';
-import { signEncapsulatedCms, type SigningIdentity } from '../cms-sign';
-import { DerError } from '../der';
-import { sandboxRevocationPointers, sandboxRootCa } from '../sandbox-ca';
-import { issueSigningCertificate } from '../certificates';
-import { platformKey } from '../platform-keys';
 import {
   decodeTimestampRequest,
+  DerError,
   encodeTimestampResponse,
   encodeTstInfo,
+  issueSigningCertificate,
+  OID,
   PKI_FAILURE,
   PKI_STATUS,
+  platformKey,
+  signEncapsulatedCms,
   TIMESTAMP_QUERY_TYPE,
   TIMESTAMP_REPLY_TYPE,
-} from './timestamp-protocol';
+  type SigningIdentity,
+} from '../../signing';
+import { sandboxRevocationPointers, sandboxRootCa } from '../sandbox-ca';
 
 export const SANDBOX_TSA_PATH = '/sandbox/tsa';
 /** The sandbox TSA's policy: a UUID OID (X.667), so that it names nothing real. */

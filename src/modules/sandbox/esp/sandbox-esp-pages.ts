@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { ParsedEsignRequest } from './cca/esign-request';
+import type { ParsedEsignRequest } from '../../signing';
 import { SANDBOX_IDENTITIES } from './sandbox-esp';
 
 /** What the gateway keeps of a verified request, and where the signer is: sealed into the pages' `state` field. */
