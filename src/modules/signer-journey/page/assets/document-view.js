@@ -39,13 +39,9 @@ function fieldBox(viewport, view, field) {
 
 const percent = (fraction) => `${(fraction * 100).toFixed(3)}%`;
 
-/**
- * Fills `list` (an <ol>) with one item per page and draws them as they scroll into view.
- * Resolves with the page count once the document is parsed; `onRendered(count)` reports drawing progress.
- */
-export async function showDocument(list, bytes, fields, { onRendered } = {}) {
-  const pdfjs = await loadPdfjs();
-  const pdf = await pdfjs.getDocument({
+/** Parses the document with pdf.js's fonts and character maps from this origin, and no eval or XFA. */
+async function openPdf(pdfjs, bytes) {
+  return pdfjs.getDocument({
     data: bytes,
     isEvalSupported: false,
     enableXfa: false,
@@ -53,54 +49,122 @@ export async function showDocument(list, bytes, fields, { onRendered } = {}) {
     cMapUrl: `${PDFJS_BASE}cmaps/`,
     cMapPacked: true,
   }).promise;
-  const count = pdf.numPages;
-  list.replaceChildren();
-  list.dataset.pageCount = String(count);
+}
 
+/** Draws one page at its frame's current width; returns that width (the page checks it again when done). */
+async function drawPage(pdfjs, item) {
+  const { page, canvas, frame } = item.pdf;
+  const base = page.getViewport({ scale: 1 });
+  const ratio = Math.min(window.devicePixelRatio || 1, 2);
+  const cssWidth = frame.clientWidth || base.width;
+  const viewport = page.getViewport({ scale: (cssWidth * ratio) / base.width });
+  canvas.width = Math.floor(viewport.width);
+  canvas.height = Math.floor(viewport.height);
+  try {
+    await page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+    item.dataset.state = 'rendered';
+    canvas.dataset.rendered = 'true';
+  } catch {
+    item.dataset.state = 'failed';
+    frame.append(h('p', { class: 'page-failed' }, 'This page could not be shown.'));
+  }
+  try {
+    // Laid out in CSS pixels: `--scale-factor` (CSS pixels per point) follows the frame's width.
+    const cssViewport = page.getViewport({ scale: cssWidth / base.width });
+    frame.style.setProperty('--scale-factor', String(cssViewport.scale));
+    const container = h('div', { class: 'textLayer' });
+    canvas.after(container);
+    const textLayer = new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container, viewport: cssViewport });
+    await textLayer.render();
+    item.pdf.textLayer = textLayer;
+  } catch {
+    // The drawn page is still there; only its selectable text is missing.
+  }
+  return cssWidth;
+}
+
+/** Pages are drawn one at a time, in the order they were queued; `redraw` queues a drawn page again. */
+function pageDrawer(pdfjs, count, onRendered) {
   let queue = Promise.resolve();
   let rendered = 0;
   const draw = (item) => {
     queue = queue.then(async () => {
       if (item.dataset.state !== 'queued') return;
-      const { page, canvas, frame } = item.pdf;
-      const base = page.getViewport({ scale: 1 });
-      const ratio = Math.min(window.devicePixelRatio || 1, 2);
-      const cssWidth = frame.clientWidth || base.width;
-      const viewport = page.getViewport({ scale: (cssWidth * ratio) / base.width });
-      canvas.width = Math.floor(viewport.width);
-      canvas.height = Math.floor(viewport.height);
-      try {
-        await page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
-        item.dataset.state = 'rendered';
-        canvas.dataset.rendered = 'true';
-      } catch {
-        item.dataset.state = 'failed';
-        frame.append(h('p', { class: 'page-failed' }, 'This page could not be shown.'));
-      }
-      try {
-        // Laid out in CSS pixels: `--scale-factor` (CSS pixels per point) follows the frame's width.
-        const cssViewport = page.getViewport({ scale: cssWidth / base.width });
-        frame.style.setProperty('--scale-factor', String(cssViewport.scale));
-        const container = h('div', { class: 'textLayer' });
-        canvas.after(container);
-        const textLayer = new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container, viewport: cssViewport });
-        await textLayer.render();
-        item.pdf.textLayer = textLayer;
-      } catch {
-        // The drawn page is still there; only its selectable text is missing.
-      }
+      const cssWidth = await drawPage(pdfjs, item);
       rendered++;
       onRendered?.(rendered, count);
       // Zoomed while this page was being drawn: draw it once more at the width it has now.
-      if (item.dataset.state === 'rendered' && frame.clientWidth && Math.abs(frame.clientWidth - cssWidth) > 1) redrawItem(item);
+      const { frame } = item.pdf;
+      if (item.dataset.state === 'rendered' && frame.clientWidth && Math.abs(frame.clientWidth - cssWidth) > 1) redraw(item);
     });
   };
-  const redrawItem = (item) => {
+  const redraw = (item) => {
     item.pdf.frame.querySelectorAll('.textLayer, .page-failed').forEach((old) => old.remove());
     item.pdf.textLayer = null;
     item.dataset.state = 'queued';
     draw(item);
   };
+  return { draw, redraw };
+}
+
+/** A narrower or wider window: the canvases scale by CSS, the text layers are laid out again. */
+function relayoutTextOnResize(list) {
+  let resizeTimer;
+  new ResizeObserver(() => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      for (const item of list.children) {
+        const { page, frame, textLayer } = item.pdf ?? {};
+        if (!textLayer || !frame.clientWidth) continue;
+        const viewport = page.getViewport({ scale: frame.clientWidth / page.getViewport({ scale: 1 }).width });
+        frame.style.setProperty('--scale-factor', String(viewport.scale));
+        textLayer.update({ viewport });
+      }
+    }, 150);
+  }).observe(list);
+}
+
+/** One page's list item, not drawn yet: its frame keeps the page's proportions, with the signer's fields outlined. */
+function pageItem(page, index, count, fields) {
+  const viewport = page.getViewport({ scale: 1 });
+  const mine = fields.filter((field) => field.page === index);
+  const label =
+    `Page ${index + 1} of ${count}` +
+    (mine.length ? `, with ${mine.length === 1 ? 'the box' : `${mine.length} boxes`} where your signature will be placed` : '');
+  const canvas = h('canvas', { class: 'page-canvas', role: 'img', 'aria-label': label, dataset: { page: String(index) } });
+  const frame = h('div', { class: 'page-frame' }, canvas);
+  // The frame keeps the page's proportions before it is drawn, so scrolling does not jump.
+  frame.style.aspectRatio = `${viewport.width} / ${viewport.height}`;
+  for (const field of mine) {
+    const box = fieldBox(viewport, page.view, field);
+    const outline = h(
+      'div',
+      { class: 'field-box', 'aria-hidden': 'true' },
+      h('span', { class: 'field-box__tag' }, 'Your signature'),
+    );
+    outline.style.left = percent(box.left);
+    outline.style.top = percent(box.top);
+    outline.style.width = percent(box.width);
+    outline.style.height = percent(box.height);
+    frame.append(outline);
+  }
+  const item = h('li', { class: 'page', dataset: { state: 'waiting' } }, frame);
+  item.pdf = { page, canvas, frame };
+  return item;
+}
+
+/**
+ * Fills `list` (an <ol>) with one item per page and draws them as they scroll into view.
+ * Resolves with the page count once the document is parsed; `onRendered(count)` reports drawing progress.
+ */
+export async function showDocument(list, bytes, fields, { onRendered } = {}) {
+  const pdfjs = await loadPdfjs();
+  const pdf = await openPdf(pdfjs, bytes);
+  const count = pdf.numPages;
+  list.replaceChildren();
+  list.dataset.pageCount = String(count);
+
+  const { draw, redraw } = pageDrawer(pdfjs, count, onRendered);
   const observer = new IntersectionObserver(
     (entries) => {
       for (const entry of entries) {
@@ -117,52 +181,14 @@ export async function showDocument(list, bytes, fields, { onRendered } = {}) {
   // others are drawn at it when they come into view.
   list.redraw = () => {
     for (const item of list.children) {
-      // A page being drawn checks its width when it is done (above).
-      if (item.dataset.state === 'rendered' || item.dataset.state === 'failed') redrawItem(item);
+      // A page being drawn checks its width when it is done (in pageDrawer).
+      if (item.dataset.state === 'rendered' || item.dataset.state === 'failed') redraw(item);
     }
   };
-
-  // A narrower or wider window: the canvases scale by CSS, the text layers are laid out again.
-  let resizeTimer;
-  new ResizeObserver(() => {
-    clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => {
-      for (const item of list.children) {
-        const { page, frame, textLayer } = item.pdf ?? {};
-        if (!textLayer || !frame.clientWidth) continue;
-        const viewport = page.getViewport({ scale: frame.clientWidth / page.getViewport({ scale: 1 }).width });
-        frame.style.setProperty('--scale-factor', String(viewport.scale));
-        textLayer.update({ viewport });
-      }
-    }, 150);
-  }).observe(list);
+  relayoutTextOnResize(list);
 
   for (let index = 0; index < count; index++) {
-    const page = await pdf.getPage(index + 1);
-    const viewport = page.getViewport({ scale: 1 });
-    const mine = fields.filter((field) => field.page === index);
-    const label =
-      `Page ${index + 1} of ${count}` +
-      (mine.length ? `, with ${mine.length === 1 ? 'the box' : `${mine.length} boxes`} where your signature will be placed` : '');
-    const canvas = h('canvas', { class: 'page-canvas', role: 'img', 'aria-label': label, dataset: { page: String(index) } });
-    const frame = h('div', { class: 'page-frame' }, canvas);
-    // The frame keeps the page's proportions before it is drawn, so scrolling does not jump.
-    frame.style.aspectRatio = `${viewport.width} / ${viewport.height}`;
-    for (const field of mine) {
-      const box = fieldBox(viewport, page.view, field);
-      const outline = h(
-        'div',
-        { class: 'field-box', 'aria-hidden': 'true' },
-        h('span', { class: 'field-box__tag' }, 'Your signature'),
-      );
-      outline.style.left = percent(box.left);
-      outline.style.top = percent(box.top);
-      outline.style.width = percent(box.width);
-      outline.style.height = percent(box.height);
-      frame.append(outline);
-    }
-    const item = h('li', { class: 'page', dataset: { state: 'waiting' } }, frame);
-    item.pdf = { page, canvas, frame };
+    const item = pageItem(await pdf.getPage(index + 1), index, count, fields);
     list.append(item);
     observer.observe(item);
   }

@@ -2,12 +2,14 @@
 // checks in order, signs, then redirects or says it is done. Every state of the session and the signer
 // gets a screen of its own; the document and the steps share one layout.
 
-import { ApiError, describeError, getDocument, getJson, sentence, tokenFromPath } from './api.js';
-import { announce, focusHeading, formatDateTime, h } from './dom.js';
+import { ApiError, describeError, getDocument, getJson, tokenFromPath } from './api.js';
+import { announce, focusHeading, h } from './dom.js';
+import { applyBranding, brandOf, PLATFORM_NAME } from './branding.js';
 import { loadPdfjs, showDocument } from './document-view.js';
 import { aadhaarSignStep, consentSignStep, declineSection, faceStep, locationStep, otpCheckStep, stepTitle } from './steps.js';
+import { closedMessage, finishedMessage } from './ended.js';
+import { pagesText, summaryOf, zoomControls } from './summary.js';
 
-const PLATFORM_NAME = document.querySelector('meta[name="platform-name"]').content;
 const screen = document.getElementById('screen');
 
 /** The signing layout while it is on screen: the document stays, the steps panel changes. */
@@ -21,40 +23,6 @@ let leaveStep = [];
  */
 let backFromEsp = new URLSearchParams(location.search).has('esp');
 if (backFromEsp) history.replaceState(history.state, '', location.pathname);
-
-function brandOf(session) {
-  const overrides = session?.email_template_overrides ?? {};
-  return {
-    name: overrides.company_name || PLATFORM_NAME,
-    legal: overrides.legal_name || null,
-    support: overrides.support_email || null,
-  };
-}
-
-/** Who asks: the session's sender, else the company (or legal entity) it is branded with. */
-function requesterOf(session) {
-  const overrides = session?.email_template_overrides ?? {};
-  return session?.sender || overrides.company_name || overrides.legal_name || null;
-}
-
-function applyBranding(session) {
-  const brand = brandOf(session);
-  document.getElementById('brand').textContent = brand.name;
-  const legal = document.getElementById('brand-legal');
-  legal.textContent = brand.legal ?? '';
-  legal.hidden = !brand.legal;
-  const support = document.getElementById('support');
-  if (brand.support) {
-    support.replaceChildren(
-      'Questions about this document? Contact ',
-      h('a', { href: `mailto:${brand.support}` }, brand.support),
-      '.',
-    );
-  } else {
-    const who = requesterOf(session);
-    support.textContent = `Questions about this document? Contact ${who ?? 'the person who sent it to you'}.`;
-  }
-}
 
 function leaveCurrentStep() {
   for (const cleanup of leaveStep) cleanup();
@@ -78,8 +46,6 @@ function messageScreen({ title, paragraphs = [], actions = [], tone = 'info', sc
   focusHeading(heading);
 }
 
-const quoted = (filename) => `“${filename}”`;
-
 function showInvalidLink() {
   document.title = `Signing link not valid – ${PLATFORM_NAME}`;
   messageScreen({
@@ -100,180 +66,6 @@ function showLoadProblem(error) {
     paragraphs: [describeError(error)],
     actions: [h('button', { type: 'button', class: 'button button--primary', on: { click: () => load() } }, 'Try again')],
   });
-}
-
-function downloadButton(session) {
-  const error = h('p', { class: 'action-error', hidden: true });
-  const button = h(
-    'button',
-    { type: 'button', class: 'button button--primary' },
-    session.status === 'completed' ? 'Download the signed document' : 'Download the document',
-  );
-  button.addEventListener('click', async () => {
-    error.hidden = true;
-    try {
-      const bytes = await getDocument();
-      const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
-      const link = h('a', { href: url, download: pdfName(session.filename), hidden: true });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      announce('The download has started.');
-    } catch (failure) {
-      error.textContent = describeError(failure);
-      error.hidden = false;
-      announce(error.textContent, { assertive: true });
-    }
-  });
-  return h('div', { class: 'download' }, button, error);
-}
-
-const pdfName = (filename) => (/\.pdf$/i.test(filename || '') ? filename : `${filename || 'document'}.pdf`);
-
-function showFinished(view) {
-  const { session, signer, whose_turn: turn } = view;
-  const mine = signer.status === 'completed';
-  const paragraphs = [];
-  if (session.status === 'completed') paragraphs.push('Everyone has signed. The document is complete.');
-  else if (turn) paragraphs.push(`It is now ${turn.full_name}’s turn to sign.`);
-  if (session.allow_download) paragraphs.push('You can download a copy of the document.');
-  else paragraphs.push('You can close this page.');
-  messageScreen({
-    screenName: 'done',
-    tone: 'success',
-    title: mine ? `You have signed ${quoted(session.filename)}` : `${quoted(session.filename)} is signed`,
-    paragraphs,
-    actions: session.allow_download ? [downloadButton(session)] : [],
-  });
-}
-
-function showClosed(view) {
-  const { session, signer } = view;
-  const who = requesterOf(session) ?? 'the sender';
-  if (session.status === 'cancelled') {
-    return messageScreen({
-      screenName: 'cancelled',
-      tone: 'problem',
-      title: 'This signing request was cancelled',
-      paragraphs: [
-        `${requesterOf(session) ?? 'The sender'} cancelled the request to sign ${quoted(session.filename)}. There is nothing more to do here.`,
-      ],
-    });
-  }
-  if (session.status === 'declined') {
-    const mine = signer.status === 'declined';
-    return messageScreen({
-      screenName: 'declined',
-      tone: mine ? 'info' : 'problem',
-      title: mine ? `You declined to sign ${quoted(session.filename)}` : 'This signing request has ended',
-      paragraphs: mine
-        ? [
-            `${who === 'the sender' ? 'The sender has' : `${who} has`} been told, with your reason: “${signer.decline_reason}”.`,
-            'You can close this page.',
-          ]
-        : [
-            `${session.declined_by ?? 'Another signer'} declined to sign ${quoted(session.filename)}, so nobody can sign it any more.`,
-          ],
-    });
-  }
-  if (session.status === 'expired') {
-    return messageScreen({
-      screenName: 'expired',
-      tone: 'problem',
-      title: 'This signing link has expired',
-      paragraphs: [
-        `The time to sign ${quoted(session.filename)} ran out${session.expires_at ? ` on ${formatDateTime(session.expires_at)}` : ''}.`,
-        `Ask ${who} to send you a new request.`,
-      ],
-    });
-  }
-  return messageScreen({
-    screenName: 'failed',
-    tone: 'problem',
-    title: 'You can no longer sign this document',
-    paragraphs: [
-      signer.status === 'failed'
-        ? 'Signing did not succeed after too many attempts, so this link is closed.'
-        : 'This link can no longer be used to sign.',
-      signer.status === 'failed' && signer.esp_transaction?.error_message
-        ? `The eSign Service Provider’s last answer: ${sentence(signer.esp_transaction.error_message)}`
-        : null,
-      `Contact ${who} if you still need to sign ${quoted(session.filename)}.`,
-    ],
-  });
-}
-
-const SIGN_TYPE_TEXT = {
-  aadhaar: 'Aadhaar eSign',
-  suresign: 'Electronic signature',
-  pfx: 'Digital signature certificate of the sender',
-};
-
-function summaryOf(view) {
-  const { session, signer } = view;
-  const requester = requesterOf(session);
-  const fact = (term, value) => (value ? h('div', { class: 'fact' }, h('dt', {}, term), h('dd', {}, value)) : null);
-  const title = h('h1', { id: 'doc-title', class: 'doc-title', tabindex: '-1' }, session.filename);
-  return {
-    title,
-    element: h(
-      'section',
-      { class: 'summary', 'aria-labelledby': 'doc-title' },
-      h('p', { class: 'eyebrow' }, requester ? `${requester} asks you to sign` : 'You are asked to sign'),
-      title,
-      h(
-        'dl',
-        { class: 'facts' },
-        fact('Requested by', requester),
-        fact('Signing as', signer.full_name),
-        fact('Reason', signer.reason),
-        fact('How you sign', SIGN_TYPE_TEXT[signer.sign_type] ?? signer.sign_type),
-        fact(
-          'Signer',
-          session.signer_count > 1 ? `${(session.signer_idx ?? 0) + 1} of ${session.signer_count} is signing now` : null,
-        ),
-        fact('Link valid until', session.expires_at ? formatDateTime(session.expires_at) : null),
-      ),
-    ),
-  };
-}
-
-function pagesText(fields) {
-  const pages = [...new Set(fields.map((field) => field.page + 1))].sort((a, b) => a - b);
-  if (pages.length === 0) return 'Your signature is added to the document without a visible box.';
-  const list = pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.slice(0, -1).join(', ')} and ${pages.at(-1)}`;
-  return `Your signature will be placed on ${list}, in the outlined ${fields.length === 1 ? 'box' : 'boxes'}.`;
-}
-
-const ZOOMS = [1, 1.5, 2, 3];
-
-/**
- * Zoom for the pages (fit to width is 100%): a phone shows an A4 page's text at about 6 px, so the signer can
- * enlarge it; the pages then scroll sideways, and are drawn again at the new size. The browser's own pinch zoom
- * stays allowed (the viewport meta does not restrict scaling, and nothing sets touch-action).
- */
-function zoomControls(pages) {
-  let index = 0;
-  const level = h('output', { class: 'zoom__level', 'aria-live': 'polite' }, '100%');
-  const out = h('button', { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': 'Zoom out' }, '−');
-  const into = h('button', { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': 'Zoom in' }, '+');
-  const set = (next) => {
-    index = Math.max(0, Math.min(ZOOMS.length - 1, next));
-    pages.style.setProperty('--zoom', String(ZOOMS[index]));
-    pages.dataset.zoom = String(ZOOMS[index]);
-    // Zoomed, the list scrolls sideways: keyboard users reach it with Tab and scroll it with the arrow keys.
-    if (index > 0) pages.setAttribute('tabindex', '0');
-    else pages.removeAttribute('tabindex');
-    level.textContent = `${Math.round(ZOOMS[index] * 100)}%`;
-    out.setAttribute('aria-disabled', String(index === 0));
-    into.setAttribute('aria-disabled', String(index === ZOOMS.length - 1));
-    pages.redraw?.();
-  };
-  out.addEventListener('click', () => set(index - 1));
-  into.addEventListener('click', () => set(index + 1));
-  out.setAttribute('aria-disabled', 'true');
-  return h('div', { class: 'zoom', role: 'group', 'aria-label': 'Zoom the pages' }, out, level, into);
 }
 
 /** Summary, document and the (empty) steps panel; the document loads in the background. */
@@ -458,7 +250,7 @@ function finishSigning(view) {
     location.assign(target);
     return;
   }
-  showFinished(view);
+  messageScreen(finishedMessage(view));
 }
 
 function safeUrl(text) {
@@ -485,8 +277,8 @@ async function load({ message } = {}) {
   const { session, signer } = view;
 
   const ended = ['cancelled', 'expired', 'declined'].includes(session.status);
-  if (ended || signer.status === 'failed') showClosed(view);
-  else if (session.status === 'completed' || signer.status === 'completed') showFinished(view);
+  if (ended || signer.status === 'failed') messageScreen(closedMessage(view));
+  else if (session.status === 'completed' || signer.status === 'completed') messageScreen(finishedMessage(view));
   else {
     if (!layout) buildLayout(view);
     const titleFirst = first && !backFromEsp;

@@ -1,0 +1,39 @@
+// The page's brand: the session's company (or this platform's name), its legal entity, and who to ask.
+
+import { h } from './dom.js';
+
+export const PLATFORM_NAME = document.querySelector('meta[name="platform-name"]').content;
+
+export function brandOf(session) {
+  const overrides = session?.email_template_overrides ?? {};
+  return {
+    name: overrides.company_name || PLATFORM_NAME,
+    legal: overrides.legal_name || null,
+    support: overrides.support_email || null,
+  };
+}
+
+/** Who asks: the session's sender, else the company (or legal entity) it is branded with. */
+export function requesterOf(session) {
+  const overrides = session?.email_template_overrides ?? {};
+  return session?.sender || overrides.company_name || overrides.legal_name || null;
+}
+
+export function applyBranding(session) {
+  const brand = brandOf(session);
+  document.getElementById('brand').textContent = brand.name;
+  const legal = document.getElementById('brand-legal');
+  legal.textContent = brand.legal ?? '';
+  legal.hidden = !brand.legal;
+  const support = document.getElementById('support');
+  if (brand.support) {
+    support.replaceChildren(
+      'Questions about this document? Contact ',
+      h('a', { href: `mailto:${brand.support}` }, brand.support),
+      '.',
+    );
+  } else {
+    const who = requesterOf(session);
+    support.textContent = `Questions about this document? Contact ${who ?? 'the person who sent it to you'}.`;
+  }
+}

@@ -1,0 +1,253 @@
+// Aadhaar eSign through the eSign Service Provider: consent, the hand-over form to the ESP, and the wait for
+// its answer after the signer comes back.
+
+import { ApiError, getJson, postJson, sentence } from '../api.js';
+import { actionError, announce, busy, field, formatTime, h } from '../dom.js';
+import { report, requireConsent } from './feedback.js';
+
+/** Where /sign/return finds this page again after the ESP: this tab's sessionStorage (the token stays out of URLs). */
+export const RETURN_PATH_KEY = 'esign.signerPath';
+const ESP_POLL_MS = 2000;
+
+/** Attempts left before the signer fails, when the view says (`attempts_left`, or `max_retry` and `failed_attempts`). */
+function attemptsLeftOf(signer) {
+  if (Number.isInteger(signer.attempts_left)) return Math.max(0, signer.attempts_left);
+  const max = signer.max_retry;
+  const used = signer.failed_attempts;
+  return Number.isInteger(max) && Number.isInteger(used) ? Math.max(0, max - used) : null;
+}
+
+const attemptsText = (left) => (left === null ? '' : left === 1 ? 'You have 1 attempt left.' : `You have ${left} attempts left.`);
+
+/** What the polling compares: a change of any of these shows the page anew. */
+const espStateOf = (view) =>
+  [view.session.status, view.signer.status, view.signer.esp_transaction?.txn, view.signer.esp_transaction?.status].join('|');
+
+/**
+ * Aadhaar eSign through the eSign Service Provider (ESP), the CCA way: the signer consents here, the page posts
+ * the signed request to the ESP in this tab, the signer authenticates on the ESP's own pages (Aadhaar number, then
+ * OTP or fingerprint), and the ESP sends them back to /sign/return, which brings them here. The step follows the
+ * signer's latest ESP transaction (`signer.esp_transaction`): none, failed or expired -> consent and go (again);
+ * pending (or completed while the signature is being recorded) -> wait, reading the session every 2 s.
+ */
+export function aadhaarSignStep(ctx, view) {
+  const transaction = view.signer.esp_transaction ?? null;
+  if (transaction?.status === 'pending' || transaction?.status === 'completed') return espWaitingStep(ctx, view, transaction);
+  return espStartStep(ctx, view, transaction);
+}
+
+/**
+ * What the start step says about the signer's last transaction: its heading, and for a cancelled, failed or expired
+ * one the outcome (announced).
+ */
+function espOutcomeOf(ctx, view, transaction) {
+  const status = transaction?.status ?? null;
+  const again = status === 'failed' || status === 'expired';
+  // The signer's own Cancel at the ESP: not a failure, and it cost no attempt.
+  const cancelled = status === 'failed' && transaction.cancelled_by_signer === true;
+  const heading = ctx.heading(
+    cancelled
+      ? 'You cancelled Aadhaar eSign'
+      : status === 'failed'
+        ? 'Aadhaar eSign did not go through'
+        : status === 'expired'
+          ? 'Aadhaar eSign timed out'
+          : 'Sign with Aadhaar eSign',
+  );
+  let outcome = null;
+  if (cancelled) {
+    const text =
+      'You cancelled at the eSign Service Provider, so nothing was signed. Cancelling does not use up an attempt; you can start again.';
+    outcome = h('p', { class: 'notice esp-outcome', dataset: { espStatus: 'cancelled' } }, text);
+    announce(text);
+  } else if (again) {
+    const why =
+      status === 'failed'
+        ? sentence(transaction.error_message ?? '') || 'The eSign Service Provider could not sign the document.'
+        : 'The eSign Service Provider did not confirm your signature in time.';
+    const text = [why, attemptsText(attemptsLeftOf(view.signer)), 'You can try again.'].filter(Boolean).join(' ');
+    outcome = h('p', { class: 'action-error esp-outcome', dataset: { espStatus: status } }, text);
+    announce(text, { assertive: true });
+  }
+  return { status, again, cancelled, heading, outcome };
+}
+
+/**
+ * Consent and go. `restart`: the signer left an open transaction at the ESP and starts over; /esp/start then
+ * abandons that one (at no cost) instead of refusing.
+ */
+function espStartStep(ctx, view, transaction, { restart = false } = {}) {
+  const { status, again, cancelled, heading, outcome } = espOutcomeOf(ctx, view, transaction);
+  const intro = h(
+    'p',
+    {},
+    'You continue on the website of the eSign Service Provider, in this tab. There you enter your Aadhaar number and confirm with the one-time password (OTP) sent to the mobile number linked to it, or with your fingerprint. The provider then signs the document in your name and brings you back here.',
+  );
+  const consent = field({
+    label: 'I agree to authenticate with Aadhaar and to sign this document through the eSign Service Provider.',
+    hint: 'You type your Aadhaar number on the provider’s page only; this site does not see it.',
+    name: 'consent',
+    control: 'checkbox',
+  });
+  const submit = h(
+    'button',
+    { type: 'submit', class: 'button button--primary' },
+    cancelled ? 'Start again' : again ? 'Try again' : 'Continue to Aadhaar eSign',
+  );
+  const error = actionError();
+  const form = h('form', { class: 'stack', novalidate: true }, consent.wrapper, submit, error.el);
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    if (!requireConsent(consent)) return;
+    busy(submit, 'Opening Aadhaar eSign…', () => startAtEsp(ctx, { consent, submit, error, restart }));
+  });
+  return h('div', { class: 'step', dataset: { step: 'sign', esp: status ?? 'none' } }, heading, outcome, intro, form);
+}
+
+/** Asks /esp/start for the signed request and hands the signer over to the ESP with it. */
+async function startAtEsp(ctx, { consent, submit, error, restart }) {
+  let started;
+  try {
+    started = await postJson('/esp/start', restart ? { consent: true, restart: true } : { consent: true });
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.problemFor('consent')) {
+      report(failure, consent, consent.input);
+      return;
+    }
+    // An earlier transaction of this signer is still open (started from another tab, or left at the ESP with the
+    // browser's Back button): the waiting step shows it, and says when a new one may start.
+    if (failure instanceof ApiError && failure.status === 409 && (await hasOpenTransaction())) {
+      await ctx.refresh();
+      return;
+    }
+    // A 3.2 ESP that did not take the request: the message says why; `esp` repeats it with the ESP's code.
+    if (!ctx.failed(failure)) report(failure, error, submit, { except: ['esp'] });
+    return;
+  }
+  const target = espTargetOf(started);
+  if (!target) {
+    report(new ApiError(502, 'The eSign Service Provider could not be reached. Try again in a moment.'), error, submit);
+    return;
+  }
+  try {
+    sessionStorage.setItem(RETURN_PATH_KEY, location.pathname);
+  } catch {
+    // No storage (a privacy mode): the return page then asks to open the signing link again.
+  }
+  ctx.replaceStep(espHandoffStep(ctx, target));
+}
+
+async function hasOpenTransaction() {
+  try {
+    return (await getJson('/session')).signer?.esp_transaction?.status === 'pending';
+  } catch {
+    return false;
+  }
+}
+
+/** The ESP's address and the form's fields from /esp/start, or null when they are not usable. */
+function espTargetOf(started) {
+  let url;
+  try {
+    url = new URL(started?.esp_url, location.href);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  const fields = started?.fields && typeof started.fields === 'object' ? Object.entries(started.fields) : [];
+  if (!fields.length || !fields.every(([, value]) => typeof value === 'string')) return null;
+  return { action: url.href, fields };
+}
+
+/**
+ * The hand-over: a form with exactly the fields /esp/start gave, POSTed to the ESP in this tab as soon as it is
+ * on the page; its button is there for when the automatic submission does not happen.
+ */
+function espHandoffStep(ctx, target) {
+  const heading = ctx.heading('Opening Aadhaar eSign…');
+  const form = h(
+    'form',
+    {
+      method: 'post',
+      action: target.action,
+      enctype: 'application/x-www-form-urlencoded',
+      class: 'stack',
+      dataset: { esp: 'handoff' },
+    },
+    target.fields.map(([name, value]) => h('input', { type: 'hidden', name, value })),
+    h('p', {}, 'Taking you to the eSign Service Provider. If nothing happens, choose Continue.'),
+    h('button', { type: 'submit', class: 'button button--primary' }, 'Continue'),
+  );
+  announce('Taking you to the eSign Service Provider…');
+  // After the step is in the document (replaceStep appends it once this returns).
+  setTimeout(() => {
+    // The prototype's submit: a field named `submit` could not shadow it.
+    if (form.isConnected) HTMLFormElement.prototype.submit.call(form);
+  }, 0);
+  return h('div', { class: 'step', dataset: { step: 'sign', esp: 'handoff' } }, heading, form);
+}
+
+function espWaitingStep(ctx, view, transaction) {
+  const pending = transaction.status === 'pending';
+  const heading = ctx.heading('Waiting for the eSign provider…');
+  const text = pending
+    ? 'The eSign Service Provider has not confirmed your signature yet. This page updates by itself as soon as it does.'
+    : 'The eSign Service Provider has signed. Your signature is being added to the document.';
+  let later = null;
+  if (pending) {
+    // The signer may have left the ESP's pages (the browser's Back button, a closed tab): they need not wait for the
+    // transaction to time out.
+    const closes = transaction.expires_at ? formatTime(transaction.expires_at) : '';
+    const restart = h('button', { type: 'button', class: 'button button--secondary' }, 'Start again');
+    restart.addEventListener('click', () => ctx.replaceStep(espStartStep(ctx, view, null, { restart: true })));
+    later = h(
+      'div',
+      { class: 'esp-restart' },
+      h(
+        'p',
+        { class: 'hint' },
+        `Left the eSign provider’s pages before finishing? Start again; the earlier attempt is then closed and not counted.${closes ? ` Otherwise it stays open until ${closes}.` : ''}`,
+      ),
+      restart,
+    );
+  }
+  announce(pending ? 'Waiting for the eSign provider.' : text);
+
+  const seen = espStateOf(view);
+  let stopped = false;
+  let timer = null;
+  const poll = async () => {
+    if (stopped) return;
+    let next;
+    try {
+      next = await getJson('/session');
+    } catch (failure) {
+      if (stopped || ctx.failed(failure)) return;
+      // A network hiccup or a busy server: keep waiting, a little slower.
+      timer = setTimeout(poll, ESP_POLL_MS * 2);
+      return;
+    }
+    if (stopped) return;
+    if (espStateOf(next) !== seen) {
+      stopped = true;
+      await ctx.refresh();
+      return;
+    }
+    timer = setTimeout(poll, ESP_POLL_MS);
+  };
+  timer = setTimeout(poll, ESP_POLL_MS);
+  ctx.onLeave(() => {
+    stopped = true;
+    clearTimeout(timer);
+  });
+
+  return h(
+    'div',
+    { class: 'step', dataset: { step: 'sign', esp: transaction.status } },
+    heading,
+    h('p', { class: 'waiting' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), text),
+    later,
+  );
+}

@@ -1,0 +1,30 @@
+// What the steps share: how an API error is shown next to the control it concerns, and the consent box that
+// both kinds of signature require before anything is sent.
+
+import { describeError } from '../api.js';
+import { announce, clearFieldError, field, showFieldError } from '../dom.js';
+
+/** Shows an API error next to `target` (a field or an action slot), announces it, and focuses the control. */
+export function report(error, target, focusEl, { except = [] } = {}) {
+  const message = describeError(error, { except });
+  if (target.input) showFieldError(target, message);
+  else target.show(message);
+  announce(message, { assertive: true });
+  focusEl?.focus();
+  return message;
+}
+
+const CONSENT_REQUIRED = 'Tick the box to confirm that you agree to sign.';
+
+export function consentField(label) {
+  return field({ label, name: 'consent', control: 'checkbox' });
+}
+
+export function requireConsent(consent) {
+  clearFieldError(consent);
+  if (consent.input.checked) return true;
+  showFieldError(consent, CONSENT_REQUIRED);
+  announce(CONSENT_REQUIRED, { assertive: true });
+  consent.input.focus();
+  return false;
+}
