@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EspConfig } from '../../config';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
@@ -12,7 +13,6 @@ import {
   espConfig,
   EsignXmlError,
   fillSignature,
-  isSignerCancellation,
   nameMatchScore,
   readAadhaarCertDetails,
   readEspResponse,
@@ -23,7 +23,7 @@ import {
 } from '../signing';
 import { assertChecksPassed } from './checks/checks';
 import { handOverThroughServer, type EspStart } from './esp-handoff';
-import { discardPrepared, expire, failTransaction, TIMED_OUT } from './esp-outcomes';
+import { discardPrepared, expire, failTransaction, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
 import { EspTransaction } from './esp-transaction.entity';
 import { SIGNER_RETURN_PATH } from './page/signer-page';
 import { ensurePrepared } from './prepare-document';
@@ -62,31 +62,10 @@ export async function startAadhaarEsign(
     if (!esp) throw new AppError('conflict', { message: `signing backend ${session.backend} is not available` });
 
     const now = new Date();
-    const open = await tx.findOne(EspTransaction, { signer: signer.id, status: 'pending' });
-    // A transaction started by a person whose place was handed over since is not the new person's to wait on.
-    const startedByThisPerson = !open?.signerTokenHash || open.signerTokenHash === signer.tokenHash;
-    if (open && open.expiresAt > now && input.restart !== true && startedByThisPerson) {
-      const retryAfter = Math.ceil((open.expiresAt.getTime() - now.getTime()) / 1000);
-      throw new AppError('conflict', {
-        message: `an eSign transaction of this signer is open until ${open.expiresAt.toISOString()}: finish it at the ESP, or start again (restart: true)`,
-        errors: [{ field: 'restart', problem: `an eSign transaction is open for ${retryAfter} more second(s)` }],
-      });
-    }
-    if (open) {
-      await expire(tx, open, open.expiresAt > now ? 'abandoned' : 'timeout');
-      discarded = open.preparedKey;
-    }
+    const open = await closeOpenTransaction(tx, signer, input.restart === true, now);
+    if (open) discarded = open.preparedKey;
 
-    const working = await ensurePrepared(services, tx, session);
-    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
-      pdf: working,
-      appearance: signerAppearance(signer, now),
-    });
-    const { updated, contentsAt, contentsEnd } = update;
-    const inputHash = createHash('sha256')
-      .update(updated.subarray(0, contentsAt))
-      .update(updated.subarray(contentsEnd))
-      .digest('hex');
+    const { updated, contentsAt, contentsEnd, inputHash } = await prepareSignature(services, tx, session, signer, now);
     const txn = `esptxn_${randomBytes(16).toString('hex')}`;
     const preparedKey = `esp/${txn}.pdf`;
     await services.blobs.putBytes(preparedKey, updated, 'application/pdf');
@@ -104,20 +83,7 @@ export async function startAadhaarEsign(
       signingTime: now,
       expiresAt: new Date(now.getTime() + esp.timeoutSeconds * 1000),
     });
-    const request = await buildEspRequest(services, tx, esp, {
-      txn,
-      sha256Hex: inputHash,
-      docInfo: `${session.filename} (${session.id})`,
-      // 3.2: what the ESP may fetch to show the signer: the prepared PDF only, by a signed link that lapses with
-      // the transaction (and whose bytes go when it ends).
-      docUrl: services.urls.issue(
-        { key: preparedKey, filename: session.filename, contentType: 'application/pdf' },
-        esp.timeoutSeconds,
-      ).url,
-      authMode: signer.authMode,
-      responseUrl: `${services.config.publicUrl}${ESP_RESPONSE_PATH}/${esp.name}`,
-      redirectUrl: `${services.config.publicUrl}${SIGNER_RETURN_PATH}?txn=${txn}`,
-    });
+    const request = await requestForEsp(services, tx, esp, { session, signer, txn, inputHash, preparedKey });
     recordAudit(tx, {
       session,
       signer,
@@ -144,9 +110,77 @@ export async function startAadhaarEsign(
   return started.form;
 }
 
-/** What became of a response: the signer's page reads the transaction itself. */
-export type EspResponseOutcome =
-  { accepted: true; txn: string; status: 'completed' | 'failed' } | { accepted: false; txn: string | null; reason: string };
+type TurnOf = Awaited<ReturnType<typeof lockTurn>>;
+
+/**
+ * The signer's open transaction, if any: refused while it runs (unless `restart`, or it was started by a person
+ * whose place was handed over since), else expired (timed out, or abandoned by the restart). Answers the one
+ * closed, whose prepared bytes go once the new start is committed.
+ */
+async function closeOpenTransaction(
+  tx: EntityManager,
+  signer: TurnOf['signer'],
+  restart: boolean,
+  now: Date,
+): Promise<EspTransaction | null> {
+  const open = await tx.findOne(EspTransaction, { signer: signer.id, status: 'pending' });
+  // A transaction started by a person whose place was handed over since is not the new person's to wait on.
+  const startedByThisPerson = !open?.signerTokenHash || open.signerTokenHash === signer.tokenHash;
+  if (open && open.expiresAt > now && !restart && startedByThisPerson) {
+    const retryAfter = Math.ceil((open.expiresAt.getTime() - now.getTime()) / 1000);
+    throw new AppError('conflict', {
+      message: `an eSign transaction of this signer is open until ${open.expiresAt.toISOString()}: finish it at the ESP, or start again (restart: true)`,
+      errors: [{ field: 'restart', problem: `an eSign transaction is open for ${retryAfter} more second(s)` }],
+    });
+  }
+  if (open) await expire(tx, open, open.expiresAt > now ? 'abandoned' : 'timeout');
+  return open;
+}
+
+/** The signature's incremental update over the current PDF, and the SHA-256 of its byte range (the InputHash). */
+async function prepareSignature(
+  services: AppServices,
+  tx: EntityManager,
+  session: TurnOf['session'],
+  signer: TurnOf['signer'],
+  now: Date,
+) {
+  const working = await ensurePrepared(services, tx, session);
+  const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
+    pdf: working,
+    appearance: signerAppearance(signer, now),
+  });
+  const { updated, contentsAt, contentsEnd } = update;
+  const inputHash = createHash('sha256')
+    .update(updated.subarray(0, contentsAt))
+    .update(updated.subarray(contentsEnd))
+    .digest('hex');
+  return { updated, contentsAt, contentsEnd, inputHash };
+}
+
+/** The signed `<Esign>` request for the transaction's InputHash, with the addresses the ESP answers and returns to. */
+function requestForEsp(
+  services: AppServices,
+  tx: EntityManager,
+  esp: EspConfig,
+  at: { session: TurnOf['session']; signer: TurnOf['signer']; txn: string; inputHash: string; preparedKey: string },
+) {
+  const { session, signer, txn, inputHash, preparedKey } = at;
+  return buildEspRequest(services, tx, esp, {
+    txn,
+    sha256Hex: inputHash,
+    docInfo: `${session.filename} (${session.id})`,
+    // 3.2: what the ESP may fetch to show the signer: the prepared PDF only, by a signed link that lapses with
+    // the transaction (and whose bytes go when it ends).
+    docUrl: services.urls.issue(
+      { key: preparedKey, filename: session.filename, contentType: 'application/pdf' },
+      esp.timeoutSeconds,
+    ).url,
+    authMode: signer.authMode,
+    responseUrl: `${services.config.publicUrl}${ESP_RESPONSE_PATH}/${esp.name}`,
+    redirectUrl: `${services.config.publicUrl}${SIGNER_RETURN_PATH}?txn=${txn}`,
+  });
+}
 
 /**
  * When an ESP's signature would complete its session: the revocation of the certificates the document and the
@@ -190,15 +224,20 @@ export async function acceptEspResponse(
     response = await readEspResponse(services, em, esp, xml);
   } catch (error) {
     if (!(error instanceof EsignXmlError)) throw error;
-    return refuse(services, em, claimedTxn(xml), `the response does not verify as ${esp.name}'s: ${error.message}`, origin);
+    return refuseEspResponse(
+      services,
+      em,
+      claimedTxn(xml),
+      `the response does not verify as ${esp.name}'s: ${error.message}`,
+      origin,
+    );
   }
   const known = await em.fork().findOne(EspTransaction, { txn: response.txn });
   if (!known || known.backend !== esp.name)
-    return refuse(services, em, null, `no transaction ${response.txn} with ${esp.name}`, origin);
+    return refuseEspResponse(services, em, null, `no transaction ${response.txn} with ${esp.name}`, origin);
 
   const knownRevocation = await revocationBeforeEspCompletion(services, em, known, response);
-  // `keepsBytes`: the one refusal after which the transaction is still pending (a stale ts; a current answer may follow).
-  const outcome = await em.transactional(async (tx): Promise<EspResponseOutcome | { retry: string; keepsBytes?: true }> => {
+  const outcome = await em.transactional(async (tx): Promise<EspAnswer> => {
     // The session first, then the transaction: the order every step that touches both takes.
     const { session, signer } = await lockSessionOfSigner(tx, { sessionId: known.session.id, signerId: known.signer.id });
     const transaction = await tx.findOneOrFail(
@@ -207,78 +246,15 @@ export async function acceptEspResponse(
       { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
     );
     const now = new Date();
-    const timedOut = `transaction ${transaction.txn} timed out at ${transaction.expiresAt.toISOString()}`;
-    if (transaction.status === 'expired' && transaction.errorCode === 'esp_abandoned')
-      return { retry: `transaction ${transaction.txn} was abandoned: the signer started again` };
-    if (transaction.status === 'expired') return { retry: timedOut };
-    if (transaction.status !== 'pending')
-      return { retry: `transaction ${transaction.txn} was answered already (${transaction.status})` };
-    if (transaction.expiresAt <= now) {
-      await expire(tx, transaction);
-      return { retry: timedOut };
-    }
-    if (Math.abs(response.ts.getTime() - now.getTime()) > RESPONSE_CLOCK_SKEW_MS) {
-      return { retry: `the response's ts (${response.ts.toISOString()}) is not current`, keepsBytes: true };
-    }
-    if (transaction.signerTokenHash && transaction.signerTokenHash !== signer.tokenHash) {
-      // Whatever the ESP says (a signature or an error) is about the person who left; the one who came is not charged.
-      await failTransaction(
-        services,
-        tx,
-        { session, signer, transaction, origin },
-        'signer_replaced',
-        'the signer was replaced (reassigned or delegated) while the ESP was signing: nothing is recorded',
-        { costsAttempt: false },
-      );
-      return { accepted: true, txn: transaction.txn, status: 'failed' };
-    }
-    if (response.status !== '1') {
-      await failTransaction(
-        services,
-        tx,
-        { session, signer, transaction, origin },
-        response.errCode || 'esp_error',
-        response.errMsg,
-      );
-      return { accepted: true, txn: transaction.txn, status: 'failed' };
-    }
-    const signature = response.signatures.find((candidate) => candidate.id === '1' && candidate.error === '');
-    const problems = signature
-      ? checkReturnedSignature(signature.cms, transaction.inputHash, response.userCertificatePem)
-      : ['no signature of InputHash 1'];
-    if (problems.length > 0) {
-      await failTransaction(services, tx, { session, signer, transaction, origin }, 'esp_signature_invalid', problems.join('; '));
-      return { accepted: true, txn: transaction.txn, status: 'failed' };
-    }
-    if (!isSignersTurn(session, signer) || session.currentPdfFile.id !== transaction.baseFileId) {
-      // The session ended, or another signature landed first (parallel signing): this one is over another revision.
-      await failTransaction(
-        services,
-        tx,
-        { session, signer, transaction, origin },
-        'document_changed',
-        'the document changed while the ESP was signing; sign again',
-        { costsAttempt: false },
-      );
-      return { accepted: true, txn: transaction.txn, status: 'failed' };
-    }
-
-    const prepared = await services.blobs.getBytes(transaction.preparedKey).catch(() => null);
-    if (!prepared || prepared.length < transaction.contentsEnd) {
-      // Not expected (the bytes go only with a transaction that is over), but never half a signature nor a 500.
-      await failTransaction(
-        services,
-        tx,
-        { session, signer, transaction, origin },
-        'prepared_missing',
-        'the prepared document is gone; sign again',
-        { costsAttempt: false },
-      );
-      return { accepted: true, txn: transaction.txn, status: 'failed' };
-    }
+    const notOpen = await notAnswerable(tx, transaction, response, now);
+    if (notOpen) return notOpen;
+    const at = { session, signer, transaction, origin };
+    const checked = await failedAnswer(services, tx, at, response);
+    if ('accepted' in checked) return checked;
+    const { signature, prepared } = checked;
     const signed = fillSignature(
       { updated: prepared, contentsAt: transaction.contentsAt, contentsEnd: transaction.contentsEnd },
-      await timestampSignature(services.config.tsa, signature!.cms),
+      await timestampSignature(services.config.tsa, signature.cms),
     );
     recordAadhaarIdentity(signer, response.userCertificatePem);
     transaction.status = 'completed';
@@ -296,66 +272,75 @@ export async function acceptEspResponse(
   });
   // The prepared bytes are spent or useless now, whatever the outcome, unless the transaction is still pending.
   if (!('keepsBytes' in outcome)) await discardPrepared(services, known.preparedKey);
-  if ('retry' in outcome) return refuse(services, em, response.txn, outcome.retry, origin);
+  if ('retry' in outcome) return refuseEspResponse(services, em, response.txn, outcome.retry, origin);
   return outcome;
 }
 
-/**
- * A response that could not be read out of its request (esp-response-body.ts: no recognised field or body), refused
- * like any other: `reason` says what was missing, in the audit trail of the transaction the request named.
- */
-export async function refuseUnreadEspResponse(
-  services: AppServices,
-  em: EntityManager,
-  backend: string,
-  txn: string | null,
-  reason: string,
-  origin: RequestOrigin,
-): Promise<EspResponseOutcome> {
-  const esp = espConfig(services, backend);
-  if (!esp) return { accepted: false, txn: null, reason: `no ESP backend ${backend}` };
-  return refuse(services, em, txn, reason, origin);
-}
+/** `keepsBytes`: the one refusal after which the transaction is still pending (a stale ts; a current answer may follow). */
+type EspAnswer = EspResponseOutcome | { retry: string; keepsBytes?: true };
+type AnswerAt = Parameters<typeof failTransaction>[2];
 
-/** A refused response: written to the audit trail of the transaction it names, when that is one of ours. */
-async function refuse(
-  services: AppServices,
-  em: EntityManager,
-  txn: string | null,
-  reason: string,
-  origin: RequestOrigin,
-): Promise<EspResponseOutcome> {
-  const transaction = txn ? await em.fork().findOne(EspTransaction, { txn }) : null;
-  if (transaction) {
-    await em.fork().transactional(async (tx) => {
-      recordAudit(tx, {
-        session: transaction.session,
-        signer: transaction.signer,
-        event: 'esp_response_refused',
-        origin,
-        details: { txn: transaction.txn, reason },
-      });
-    });
+/**
+ * A response to a transaction that is not open to one (abandoned, timed out, answered already), or whose `ts` is
+ * not current: the refusal. A pending transaction found past its time expires here.
+ */
+async function notAnswerable(
+  tx: EntityManager,
+  transaction: EspTransaction,
+  response: ParsedEsignResponse,
+  now: Date,
+): Promise<EspAnswer | null> {
+  const timedOut = `transaction ${transaction.txn} timed out at ${transaction.expiresAt.toISOString()}`;
+  if (transaction.status === 'expired' && transaction.errorCode === 'esp_abandoned')
+    return { retry: `transaction ${transaction.txn} was abandoned: the signer started again` };
+  if (transaction.status === 'expired') return { retry: timedOut };
+  if (transaction.status !== 'pending')
+    return { retry: `transaction ${transaction.txn} was answered already (${transaction.status})` };
+  if (transaction.expiresAt <= now) {
+    await expire(tx, transaction);
+    return { retry: timedOut };
   }
-  services.log.warn({ txn, reason }, 'ESP response refused');
-  return { accepted: false, txn: transaction?.txn ?? null, reason };
+  if (Math.abs(response.ts.getTime() - now.getTime()) > RESPONSE_CLOCK_SKEW_MS) {
+    return { retry: `the response's ts (${response.ts.toISOString()}) is not current`, keepsBytes: true };
+  }
+  return null;
 }
 
 /**
- * The sweep behind timeouts: transactions no ESP answered in time become `expired` and their prepared bytes are
- * deleted, whether or not the signer comes back. Rows another step holds are skipped (the next sweep takes them).
- * Answers how many expired.
+ * An answer that fails the transaction (checked in this order): the signer was replaced, the ESP's error, a signature
+ * that does not sign the InputHash, a document that moved on, prepared bytes that are gone. Otherwise the returned
+ * signature and the prepared PDF it goes into.
  */
-export async function expireDueEspTransactions(services: AppServices, em: EntityManager, limit: number): Promise<number> {
-  const rows = await em.getConnection().execute<{ prepared_key: string }[]>(
-    `update esp_transactions set status = 'expired', error_code = 'esp_timeout', error_message = ?
-      where txn in (select txn from esp_transactions where status = 'pending' and expires_at <= now()
-                     order by expires_at limit ? for update skip locked)
-      returning prepared_key`,
-    [TIMED_OUT, limit],
-  );
-  for (const row of rows) await discardPrepared(services, row.prepared_key);
-  return rows.length;
+async function failedAnswer(services: AppServices, tx: EntityManager, at: AnswerAt, response: ParsedEsignResponse) {
+  const { session, signer, transaction } = at;
+  const failed = async (code: string, message: string, options?: { costsAttempt: boolean }) => {
+    await failTransaction(services, tx, at, code, message, options);
+    return { accepted: true, txn: transaction.txn, status: 'failed' } as const;
+  };
+  if (transaction.signerTokenHash && transaction.signerTokenHash !== signer.tokenHash) {
+    // Whatever the ESP says (a signature or an error) is about the person who left; the one who came is not charged.
+    return failed(
+      'signer_replaced',
+      'the signer was replaced (reassigned or delegated) while the ESP was signing: nothing is recorded',
+      { costsAttempt: false },
+    );
+  }
+  if (response.status !== '1') return failed(response.errCode || 'esp_error', response.errMsg);
+  const signature = response.signatures.find((candidate) => candidate.id === '1' && candidate.error === '');
+  const problems = signature
+    ? checkReturnedSignature(signature.cms, transaction.inputHash, response.userCertificatePem)
+    : ['no signature of InputHash 1'];
+  if (problems.length > 0) return failed('esp_signature_invalid', problems.join('; '));
+  if (!isSignersTurn(session, signer) || session.currentPdfFile.id !== transaction.baseFileId) {
+    // The session ended, or another signature landed first (parallel signing): this one is over another revision.
+    return failed('document_changed', 'the document changed while the ESP was signing; sign again', { costsAttempt: false });
+  }
+  const prepared = await services.blobs.getBytes(transaction.preparedKey).catch(() => null);
+  if (!prepared || prepared.length < transaction.contentsEnd) {
+    // Not expected (the bytes go only with a transaction that is over), but never half a signature nor a 500.
+    return failed('prepared_missing', 'the prepared document is gone; sign again', { costsAttempt: false });
+  }
+  return { signature: signature!, prepared };
 }
 
 /**
@@ -374,20 +359,4 @@ export function recordAadhaarIdentity(signer: Signer, certificatePem: string): v
         status: 'completed',
       }
     : { ...signer.nameMatch, signer_name: null, score: null, status: 'unavailable' };
-}
-
-/** The signer's latest eSign transaction, as the signer's view shows it. */
-export async function latestEspTransaction(em: EntityManager, signerId: string) {
-  const latest = await em.findOne(EspTransaction, { signer: signerId }, { orderBy: { createdAt: 'desc' } });
-  if (!latest) return null;
-  const expired = latest.status === 'pending' && latest.expiresAt <= new Date();
-  return {
-    txn: latest.txn,
-    status: expired ? ('expired' as const) : latest.status,
-    error_code: expired ? 'esp_timeout' : (latest.errorCode ?? null),
-    error_message: expired ? TIMED_OUT : (latest.errorMessage ?? null),
-    // The signer cancelled at the ESP (a failed transaction that cost no attempt): the page says so in the second person.
-    cancelled_by_signer: latest.status === 'failed' && isSignerCancellation(latest.errorCode),
-    expires_at: latest.expiresAt,
-  };
 }

@@ -2,10 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../esign';
-import { isSignerCancellation } from '../signing';
-import type { EspTransaction } from './esp-transaction.entity';
+import { espConfig, isSignerCancellation } from '../signing';
+import { EspTransaction } from './esp-transaction.entity';
 
-/** How an eSign transaction ends when it does not end signed: shared by the 2.1 and 3.2 paths. */
+/**
+ * How an eSign transaction ends when it does not end signed (a timeout, the sweep behind it, a failure), and how a
+ * response is refused: shared by the 2.1 and 3.2 paths and by the response route.
+ */
 
 export const TIMED_OUT = 'the eSign Service Provider did not answer in time';
 
@@ -69,4 +72,66 @@ export async function failTransaction(
   }
   await tx.flush();
   await publishSignerChange(services, tx, session, signer);
+}
+
+/**
+ * The sweep behind timeouts: transactions no ESP answered in time become `expired` and their prepared bytes are
+ * deleted, whether or not the signer comes back. Rows another step holds are skipped (the next sweep takes them).
+ * Answers how many expired.
+ */
+export async function expireDueEspTransactions(services: AppServices, em: EntityManager, limit: number): Promise<number> {
+  const rows = await em.getConnection().execute<{ prepared_key: string }[]>(
+    `update esp_transactions set status = 'expired', error_code = 'esp_timeout', error_message = ?
+      where txn in (select txn from esp_transactions where status = 'pending' and expires_at <= now()
+                     order by expires_at limit ? for update skip locked)
+      returning prepared_key`,
+    [TIMED_OUT, limit],
+  );
+  for (const row of rows) await discardPrepared(services, row.prepared_key);
+  return rows.length;
+}
+
+/** What became of a response: the signer's page reads the transaction itself. */
+export type EspResponseOutcome =
+  { accepted: true; txn: string; status: 'completed' | 'failed' } | { accepted: false; txn: string | null; reason: string };
+
+/**
+ * A response that could not be read out of its request (esp-response-body.ts: no recognised field or body), refused
+ * like any other: `reason` says what was missing, in the audit trail of the transaction the request named.
+ */
+export async function refuseUnreadEspResponse(
+  services: AppServices,
+  em: EntityManager,
+  backend: string,
+  txn: string | null,
+  reason: string,
+  origin: RequestOrigin,
+): Promise<EspResponseOutcome> {
+  const esp = espConfig(services, backend);
+  if (!esp) return { accepted: false, txn: null, reason: `no ESP backend ${backend}` };
+  return refuseEspResponse(services, em, txn, reason, origin);
+}
+
+/** A refused response: written to the audit trail of the transaction it names, when that is one of ours. */
+export async function refuseEspResponse(
+  services: AppServices,
+  em: EntityManager,
+  txn: string | null,
+  reason: string,
+  origin: RequestOrigin,
+): Promise<EspResponseOutcome> {
+  const transaction = txn ? await em.fork().findOne(EspTransaction, { txn }) : null;
+  if (transaction) {
+    await em.fork().transactional(async (tx) => {
+      recordAudit(tx, {
+        session: transaction.session,
+        signer: transaction.signer,
+        event: 'esp_response_refused',
+        origin,
+        details: { txn: transaction.txn, reason },
+      });
+    });
+  }
+  services.log.warn({ txn, reason }, 'ESP response refused');
+  return { accepted: false, txn: transaction?.txn ?? null, reason };
 }

@@ -3,7 +3,8 @@ import { ratePolicies, takeRequest } from '../../platform/rate-limit/enforce';
 import type { AppServices } from '../../platform/services';
 import { requestOrigin } from '../audit';
 import { MAX_ESIGN_XML_BYTES } from '../signing';
-import { acceptEspResponse, refuseUnreadEspResponse } from './aadhaar-signing';
+import { acceptEspResponse } from './aadhaar-signing';
+import { refuseUnreadEspResponse } from './esp-outcomes';
 import { ESP_RESPONSE_XML_TYPES, espResponseBody } from './esp-response-body';
 import { SIGNER_RETURN_PATH } from './page/signer-page';
 

@@ -21,6 +21,9 @@ import { signerView } from './signer-view';
 
 export const SIGNER_API = '/signer-api';
 
+type SignerRun = (req: Request, res: Response, em: EntityManager, token: string | null) => Promise<void>;
+type Handle = (run: SignerRun) => express.RequestHandler;
+
 /**
  * The signer API: authenticated by the signer's token alone (`Authorization: Bearer <signer token>`), it
  * opens one signer's view, the current document, the pre-signing checks and the signing action. Integrator
@@ -29,24 +32,38 @@ export const SIGNER_API = '/signer-api';
 export function createSignerApi(services: AppServices): express.Router {
   const router = express.Router();
   const json = express.json({ limit: '16kb' });
-  const policies = ratePolicies(services.config);
-  const handle =
-    (run: (req: Request, res: Response, em: EntityManager, token: string | null) => Promise<void>) =>
-    (req: Request, res: Response, next: NextFunction) => {
-      const token = bearerTokenOf(req.headers.authorization);
-      try {
-        if (token) takeRequest(services.rateLimiter, policies.signer, signerCaller(token), res);
-        else takeRequest(services.rateLimiter, policies.address, req.ip ?? 'unknown', res);
-      } catch (error) {
-        return next(error);
-      }
-      const problems = findControlCharacters(req.body, '');
-      if (problems.length > 0) return next(AppError.badRequest(problems));
-      run(req, res, services.orm.em.fork(), token).catch(next);
-    };
-  const bodyOf = (req: Request) =>
-    (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
+  const handle = signerHandler(services);
+  readRoutes(services, router, handle);
+  checkRoutes(services, router, handle, json);
+  signingRoutes(services, router, handle, json);
+  return router;
+}
 
+/**
+ * Every route's wrapper: the rate limit (by signer token, else by address), no control characters in the body,
+ * a fresh EntityManager, and errors to the error handler.
+ */
+function signerHandler(services: AppServices): Handle {
+  const policies = ratePolicies(services.config);
+  return (run) => (req: Request, res: Response, next: NextFunction) => {
+    const token = bearerTokenOf(req.headers.authorization);
+    try {
+      if (token) takeRequest(services.rateLimiter, policies.signer, signerCaller(token), res);
+      else takeRequest(services.rateLimiter, policies.address, req.ip ?? 'unknown', res);
+    } catch (error) {
+      return next(error);
+    }
+    const problems = findControlCharacters(req.body, '');
+    if (problems.length > 0) return next(AppError.badRequest(problems));
+    run(req, res, services.orm.em.fork(), token).catch(next);
+  };
+}
+
+const bodyOf = (req: Request) =>
+  (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
+
+/** The signer's view and the current document. */
+function readRoutes(services: AppServices, router: express.Router, handle: Handle): void {
   router.get(
     '/session',
     handle(async (req, res, em, token) => {
@@ -63,6 +80,10 @@ export function createSignerApi(services: AppServices): express.Router {
       await pipeline(await document.open(), res);
     }),
   );
+}
+
+/** The pre-signing checks: one-time codes, location, face. */
+function checkRoutes(services: AppServices, router: express.Router, handle: Handle, json: express.RequestHandler): void {
   router.post(
     '/otp/send',
     json,
@@ -94,6 +115,10 @@ export function createSignerApi(services: AppServices): express.Router {
       sendSuccess(res, await checkFace(services, em, token, { type, bytes: photo }, requestOrigin(req)));
     }),
   );
+}
+
+/** Signing (Aadhaar's start at the ESP, or the one-request kinds), declining, delegating. */
+function signingRoutes(services: AppServices, router: express.Router, handle: Handle, json: express.RequestHandler): void {
   router.post(
     '/esp/start',
     json,
@@ -125,5 +150,4 @@ export function createSignerApi(services: AppServices): express.Router {
       sendSuccess(res, await delegateAsSigner(services, em, token, bodyOf(req), requestOrigin(req)));
     }),
   );
-  return router;
 }

@@ -2,7 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { EsignSession, isSignersTurn, positionsOf, Signer } from '../esign';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
-import { latestEspTransaction } from './aadhaar-signing';
+import { isSignerCancellation } from '../signing';
+import { TIMED_OUT } from './esp-outcomes';
+import { EspTransaction } from './esp-transaction.entity';
 
 function checkView(signer: Signer, kind: CheckKind) {
   const status = hasPassed(signer, kind) ? 'passed' : 'pending';
@@ -80,5 +82,21 @@ export async function signerView(em: EntityManager, signer: Signer) {
         : null,
     checks: requestedChecks(signer).map((kind) => checkView(signer, kind)),
     next_check: nextCheck(signer),
+  };
+}
+
+/** The signer's latest eSign transaction, as the signer's view shows it. */
+export async function latestEspTransaction(em: EntityManager, signerId: string) {
+  const latest = await em.findOne(EspTransaction, { signer: signerId }, { orderBy: { createdAt: 'desc' } });
+  if (!latest) return null;
+  const expired = latest.status === 'pending' && latest.expiresAt <= new Date();
+  return {
+    txn: latest.txn,
+    status: expired ? ('expired' as const) : latest.status,
+    error_code: expired ? 'esp_timeout' : (latest.errorCode ?? null),
+    error_message: expired ? TIMED_OUT : (latest.errorMessage ?? null),
+    // The signer cancelled at the ESP (a failed transaction that cost no attempt): the page says so in the second person.
+    cancelled_by_signer: latest.status === 'failed' && isSignerCancellation(latest.errorCode),
+    expires_at: latest.expiresAt,
   };
 }

@@ -33,6 +33,15 @@ export async function checkFace(
   origin: RequestOrigin,
 ): Promise<FaceCheckResult> {
   const found = await signerByToken(em, token);
+  const { photo, facts } = await readPhoto(services, upload);
+  const taken = await takeAttempt(services, em, found, photo, facts);
+  const { comparison, refusal } = await compareFaces(services, em, found, taken.reference, photo);
+  const outcome = await recordFaceOutcome(services, em, found, { ...taken, comparison, refusal, origin });
+  return answerOf(outcome, comparison, refusal);
+}
+
+/** The uploaded photo and what the untrusted pool read of it; anything but a readable JPEG or PNG is refused. */
+async function readPhoto(services: AppServices, upload: { type: string; bytes: Buffer | undefined }) {
   if (upload.type !== 'image/jpeg' && upload.type !== 'image/png') {
     throw new AppError('unsupported_media_type', {
       errors: [{ field: 'image', problem: 'send the photo as image/jpeg or image/png' }],
@@ -46,9 +55,12 @@ export async function checkFace(
     if (code === 'service_unavailable' || code === 'unprocessable_content') throw error;
     throw AppError.badRequest([{ field: 'image', problem: 'a JPEG or PNG photo' }]);
   });
+  return { photo, facts };
+}
 
-  // 1. Take an attempt and keep the photo: it is the owner's evidence whatever the outcome.
-  const { reference, attempt, liveFileId } = await em.transactional(async (tx) => {
+/** 1. Take an attempt and keep the photo: it is the owner's evidence whatever the outcome. */
+async function takeAttempt(services: AppServices, em: EntityManager, found: Signer, photo: Buffer, facts: ImageFacts) {
+  return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertCheckIsDue(signer, 'face');
     if (attemptsLeft(signer) === 0) throw new AppError('conflict', { message: 'no face match attempts left' });
@@ -71,8 +83,13 @@ export async function checkFace(
     signer.faceMatch = { ...signer.faceMatch, live_file_id: live.id };
     return { reference: reference.storageKey, attempt: signer.faceAttempts, liveFileId: live.id };
   });
+}
 
-  // 2. Compare, outside any transaction: the model runs in its own thread and may take a second.
+/**
+ * 2. Compare, outside any transaction: the model runs in its own thread and may take a second. A photo the matcher
+ * refuses (no face, several) is an answer; a failure on our side gives the attempt back and is thrown.
+ */
+async function compareFaces(services: AppServices, em: EntityManager, found: Signer, reference: string, photo: Buffer) {
   let comparison: FaceComparison | null = null;
   let refusal: FaceMatchError | null = null;
   try {
@@ -89,10 +106,24 @@ export async function checkFace(
     }
     refusal = error;
   }
+  return { comparison, refusal };
+}
 
-  // 3. Record the outcome. The attempt was taken under the turn's checks in step 1: it is recorded (and answered as
-  // what it was) even if a concurrent attempt has failed the signer meanwhile.
-  const outcome = await em.fork().transactional(async (tx) => {
+interface FaceAttempt {
+  attempt: number;
+  liveFileId: string;
+  comparison: FaceComparison | null;
+  refusal: FaceMatchError | null;
+  origin: RequestOrigin;
+}
+
+/**
+ * 3. Record the outcome. The attempt was taken under the turn's checks in step 1: it is recorded (and answered as
+ * what it was) even if a concurrent attempt has failed the signer meanwhile.
+ */
+async function recordFaceOutcome(services: AppServices, em: EntityManager, found: Signer, at: FaceAttempt) {
+  const { attempt, liveFileId, comparison, refusal, origin } = at;
+  return em.fork().transactional(async (tx) => {
     const { session, signer } = await lockSessionOf(tx, found);
     const threshold = signer.faceMatch.match_threshold ?? 80;
     const passed = comparison !== null && comparison.matchScore >= threshold;
@@ -130,7 +161,14 @@ export async function checkFace(
     await publishCheckProgress(services, tx, session, signer);
     return { passed, left: attemptsLeft(signer), threshold };
   });
+}
 
+/** The answer: the scores when the face matched, else the refusal or the mismatch with the attempts left. */
+function answerOf(
+  outcome: { passed: boolean; left: number; threshold: number },
+  comparison: FaceComparison | null,
+  refusal: FaceMatchError | null,
+): FaceCheckResult {
   const left = outcome.left > 0 ? `${outcome.left} attempt(s) left` : 'no attempts left: this signer has failed';
   if (refusal) {
     const why =
