@@ -4,7 +4,7 @@ import { aspIdentity, espResponseCertificate } from '../../src/modules/signing/e
 import { buildEsignResponse, parseAndVerifyEsignResponse } from '../../src/modules/signing/esp/cca/esign-response';
 import { createRootCa } from '../../src/modules/signing/certificates';
 import { platformKey } from '../../src/modules/signing/platform-keys';
-import { expireDueEspTransactions } from '../../src/modules/signer-journey/esp-outcomes';
+import { expireDueEspTransactions } from '../../src/modules/signer-journey/aadhaar/esp-outcomes';
 import { signEnveloped } from '../../src/modules/signing/esp/cca/xml-dsig';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, signerApi } from '../helpers/clients';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EspTransaction } from '../../src/modules/signer-journey/esp-transaction.entity';
+import { EspTransaction } from '../../src/modules/signer-journey/aadhaar/esp-transaction.entity';
 import { aadhaarSubject } from '../../src/modules/signing/aadhaar-certificate';
 import { createRootCa, issueSigningCertificate, type KeyAndCertificate } from '../../src/modules/signing/certificates';
 import { signDetachedCmsOverDigest } from '../../src/modules/signing/cms-sign';

@@ -5,12 +5,12 @@
  */
 import type { ModuleManifest } from '../../platform/module';
 import { SignerOtp } from './checks/signer-otp.entity';
-import { EspTransaction } from './esp-transaction.entity';
-import { createEspResponseRouter } from './esp-response';
+import { EspTransaction } from './aadhaar/esp-transaction.entity';
+import { createEspResponseRouter } from './aadhaar/esp-response';
 import { createSignerPage } from './page/signer-page';
 import { createSignerApi, SIGNER_API } from './signer-api';
 import { signerJourneyJobs } from './signer-journey.jobs';
-import { ESP_RESPONSE_PATH } from './aadhaar-signing';
+import { ESP_RESPONSE_PATH } from './aadhaar/aadhaar-signing';
 
 export const signerJourneyModule: ModuleManifest = {
   name: 'signer-journey',

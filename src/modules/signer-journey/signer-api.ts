@@ -9,7 +9,7 @@ import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
 import { requestOrigin } from '../audit';
 import { signerByToken } from '../esign';
-import { startAadhaarEsign } from './aadhaar-signing';
+import { startAadhaarEsign } from './aadhaar/aadhaar-signing';
 import { declineAsSigner } from './decline';
 import { delegateAsSigner } from './delegate';
 import { recordSignerLocation } from './checks/location-check';

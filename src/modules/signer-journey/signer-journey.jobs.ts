@@ -1,5 +1,5 @@
 import type { JobDefinition } from '../../platform/jobs/jobs';
-import { expireDueEspTransactions } from './esp-outcomes';
+import { expireDueEspTransactions } from './aadhaar/esp-outcomes';
 
 export const ESP_EXPIRE_SWEEP_JOB = 'esp.expire-sweep';
 const SWEEP_BATCH = 500;

@@ -3,8 +3,8 @@ import { EsignSession, isSignersTurn, positionsOf, Signer } from '../esign';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
 import { isSignerCancellation } from '../signing';
-import { TIMED_OUT } from './esp-outcomes';
-import { EspTransaction } from './esp-transaction.entity';
+import { TIMED_OUT } from './aadhaar/esp-outcomes';
+import { EspTransaction } from './aadhaar/esp-transaction.entity';
 
 function checkView(signer: Signer, kind: CheckKind) {
   const status = hasPassed(signer, kind) ? 'passed' : 'pending';

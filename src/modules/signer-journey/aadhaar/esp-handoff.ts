@@ -1,11 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EspConfig } from '../../config';
-import { AppError } from '../../platform/errors';
-import type { AppServices } from '../../platform/services';
-import { recordAudit, type RequestOrigin } from '../audit';
-import { lockSessionOfSigner } from '../esign';
-import { postEspRequest } from '../signing';
+import type { EspConfig } from '../../../config';
+import { AppError } from '../../../platform/errors';
+import type { AppServices } from '../../../platform/services';
+import { recordAudit, type RequestOrigin } from '../../audit';
+import { lockSessionOfSigner } from '../../esign';
+import { postEspRequest } from '../../signing';
 import { discardPrepared, failTransaction } from './esp-outcomes';
 import { EspTransaction } from './esp-transaction.entity';
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { claimedTxn } from '../signing';
+import { claimedTxn } from '../../signing';
 
 /**
  * Where in the request an ESP put its `<EsignResp>`. ESPs differ: eSign 2.1 gateways send it through the signer's

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppServices } from '../../platform/services';
-import { recordAudit, type RequestOrigin } from '../audit';
-import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../esign';
-import { espConfig, isSignerCancellation } from '../signing';
+import type { AppServices } from '../../../platform/services';
+import { recordAudit, type RequestOrigin } from '../../audit';
+import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../../esign';
+import { espConfig, isSignerCancellation } from '../../signing';
 import { EspTransaction } from './esp-transaction.entity';
 
 /**

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EspConfig } from '../../config';
-import { AppError } from '../../platform/errors';
-import type { AppServices } from '../../platform/services';
-import { recordAudit, type RequestOrigin } from '../audit';
-import { isSignersTurn, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../esign';
+import type { EspConfig } from '../../../config';
+import { AppError } from '../../../platform/errors';
+import type { AppServices } from '../../../platform/services';
+import { recordAudit, type RequestOrigin } from '../../audit';
+import { isSignersTurn, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../../esign';
 import {
   buildEspRequest,
   checkReturnedSignature,
@@ -20,14 +20,14 @@ import {
   type KnownRevocation,
   type ParsedEsignResponse,
   type PreparedSignature,
-} from '../signing';
-import { assertChecksPassed } from './checks/checks';
+} from '../../signing';
+import { assertChecksPassed } from '../checks/checks';
 import { handOverThroughServer, type EspStart } from './esp-handoff';
 import { discardPrepared, expire, failTransaction, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
 import { EspTransaction } from './esp-transaction.entity';
-import { SIGNER_RETURN_PATH } from './page/signer-page';
-import { ensurePrepared } from './prepare-document';
-import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion, signerAppearance } from './sign-in-turn';
+import { SIGNER_RETURN_PATH } from '../page/signer-page';
+import { ensurePrepared } from '../prepare-document';
+import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion, signerAppearance } from '../sign-in-turn';
 
 /** Where ESPs send responses (`responseUrl`), under PUBLIC_URL; signers come back to SIGNER_RETURN_PATH. */
 export const ESP_RESPONSE_PATH = '/esp/response';

@@ -1,12 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ratePolicies, takeRequest } from '../../platform/rate-limit/enforce';
-import type { AppServices } from '../../platform/services';
-import { requestOrigin } from '../audit';
-import { MAX_ESIGN_XML_BYTES } from '../signing';
+import { ratePolicies, takeRequest } from '../../../platform/rate-limit/enforce';
+import type { AppServices } from '../../../platform/services';
+import { requestOrigin } from '../../audit';
+import { MAX_ESIGN_XML_BYTES } from '../../signing';
 import { acceptEspResponse } from './aadhaar-signing';
 import { refuseUnreadEspResponse } from './esp-outcomes';
 import { ESP_RESPONSE_XML_TYPES, espResponseBody } from './esp-response-body';
-import { SIGNER_RETURN_PATH } from './page/signer-page';
+import { SIGNER_RETURN_PATH } from '../page/signer-page';
 
 /**
  * Where ESPs answer (`responseUrl` = `{PUBLIC_URL}/esp/response/<backend>`), unauthenticated as the protocol is:

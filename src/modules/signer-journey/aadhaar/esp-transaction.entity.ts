@@ -1,5 +1,5 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
-import type { RowRef } from '../../platform/db/row-ref';
+import type { RowRef } from '../../../platform/db/row-ref';
 
 export type EspTransactionStatus = 'pending' | 'completed' | 'failed' | 'expired';
 
