@@ -12,7 +12,10 @@ import {
   type PreparedSignature,
   type SignatureAppearance,
 } from '../src/modules/signing/pdf/sign-incrementally';
-import { renderCompletionCertificate, type CompletionCertificateFacts } from '../src/modules/esign/render-completion-certificate';
+import {
+  renderCompletionCertificate,
+  type CompletionCertificateFacts,
+} from '../src/modules/esign/completion/render-completion-certificate';
 import { fetchRevocation } from '../src/modules/signing/revocation/revocation-client';
 import { addSignatureTimestamp } from '../src/modules/signing/tsa/signature-timestamp';
 import { tsaStamper } from '../src/modules/signing/tsa/tsa-client';

@@ -14,7 +14,10 @@ import { prepareForSigning, type ImagePlacement, type SignerLayout } from './mod
 import { appendValidationData, type ValidationData } from './modules/signing/pdf/dss';
 import { buildAppendedPagesSignatureUpdate } from './modules/signing/pdf/append-signed-pages';
 import type { Box } from './modules/signing/pdf/prepare-for-signing';
-import { renderCompletionCertificate, type CompletionCertificateFacts } from './modules/esign/render-completion-certificate';
+import {
+  renderCompletionCertificate,
+  type CompletionCertificateFacts,
+} from './modules/esign/completion/render-completion-certificate';
 import {
   buildDocumentTimestampUpdate,
   buildSignatureUpdate,

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendDueReminders } from '../../src/modules/esign/send-reminders';
+import { sendDueReminders } from '../../src/modules/esign/signers/send-reminders';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, signerApi } from '../helpers/clients';
 import { createSession, formOf, postForm, sessionBody, signerInput, uploadPdf, type SessionJson } from '../helpers/factories';

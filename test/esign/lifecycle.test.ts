@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordSignature } from '../../src/modules/esign/record-signature';
+import { recordSignature } from '../../src/modules/esign/completion/record-signature';
 import {
   EsignSessionDocument,
   EsignSessionNestedDocument,

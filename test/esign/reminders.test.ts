@@ -4,7 +4,7 @@
  * the clock is moved by moving the rows' times back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendDueReminders } from '../../src/modules/esign/send-reminders';
+import { sendDueReminders } from '../../src/modules/esign/signers/send-reminders';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';

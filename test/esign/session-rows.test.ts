@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EsignSession } from '../../src/modules/esign/esign-session.entity';
-import { readOwnSessionRecord, readSignerRecords } from '../../src/modules/esign/session-rows';
-import { toSessionView } from '../../src/modules/esign/session.types';
-import { toSignerView } from '../../src/modules/esign/signer.types';
+import { readOwnSessionRecord, readSignerRecords } from '../../src/modules/esign/api/session-rows';
+import { toSessionView } from '../../src/modules/esign/api/session.types';
+import { toSignerView } from '../../src/modules/esign/api/signer.types';
 import { Signer } from '../../src/modules/esign/esign-session.entity';
 import { startTestApp, statementsDuring, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';

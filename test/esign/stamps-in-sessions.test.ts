@@ -1,7 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { PDFArray, PDFDocument, PDFName, PDFRawStream, type PDFPage } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordSignature } from '../../src/modules/esign/record-signature';
+import { recordSignature } from '../../src/modules/esign/completion/record-signature';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';

@@ -7,7 +7,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { recordSignature } from '../../src/modules/esign/record-signature';
+import { recordSignature } from '../../src/modules/esign/completion/record-signature';
 import { creditWallet } from '../../src/modules/wallet/credit-wallet';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Signer } from '../../src/modules/esign/esign-session.entity';
 import { DELIVERED_CODE_TEXT } from '../../src/modules/notifications/deliver-notification';
 import { Notification } from '../../src/modules/notifications/notification.entity';
-import { queueOneTimeCode } from '../../src/modules/esign/signer-messages';
+import { queueOneTimeCode } from '../../src/modules/esign/signers/signer-messages';
 import { SmtpProvider } from '../../src/modules/notifications/providers';
 import { deliveryJobId } from '../../src/modules/notifications/queue-notifications';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';

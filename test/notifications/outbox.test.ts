@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Signer } from '../../src/modules/esign/esign-session.entity';
 import { Notification } from '../../src/modules/notifications/notification.entity';
 import { notificationJobs } from '../../src/modules/notifications/notifications.jobs';
-import { queueOneTimeCode } from '../../src/modules/esign/signer-messages';
+import { queueOneTimeCode } from '../../src/modules/esign/signers/signer-messages';
 import { deliveryJobId, DELIVER_JOB, SWEEP_JOB } from '../../src/modules/notifications/queue-notifications';
 import { User } from '../../src/modules/users/user.entity';
 import { HIDDEN_CODE_TEXT } from '../../src/modules/notifications/notification.types';

@@ -3,7 +3,7 @@ import { AuditEvent } from '../../src/modules/audit/audit-event.entity';
 import { EsignSession } from '../../src/modules/esign/esign-session.entity';
 import { Signer } from '../../src/modules/esign/esign-session.entity';
 import { Notification } from '../../src/modules/notifications/notification.entity';
-import { queueOneTimeCode } from '../../src/modules/esign/signer-messages';
+import { queueOneTimeCode } from '../../src/modules/esign/signers/signer-messages';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { NotificationsDocument } from '../__generated__/graphql';
 import { gql, rest, type Envelope } from '../helpers/clients';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { PDFDocument } from 'pdf-lib';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expireDueSessions } from '../../src/modules/esign/expire-sessions';
+import { expireDueSessions } from '../../src/modules/esign/session/expire-sessions';
 import { SANDBOX_OTP } from '../../src/modules/sandbox/esp/sandbox-esp';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { DESKTOP, PHONE, hasChromium, seriousAxeViolations, useBrowser, watchPage } from '../helpers/browser';

@@ -11,7 +11,7 @@ import type {
   SignerLocation,
   SignerStatus,
   StoredElement,
-} from './signer-state';
+} from './signers/signer-state';
 
 export type SessionStatus = 'pending' | 'completed' | 'expired' | 'cancelled' | 'declined';
 

@@ -1,8 +1,8 @@
 import { enqueue } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import { EsignSession } from './esign-session.entity';
-import { expireDueSessions } from './expire-sessions';
-import { sendDueReminders } from './send-reminders';
+import { expireDueSessions } from './session/expire-sessions';
+import { sendDueReminders } from './signers/send-reminders';
 
 export const EXPIRE_SESSION_JOB = 'esign.expire';
 export const EXPIRE_SWEEP_JOB = 'esign.expire-sweep';

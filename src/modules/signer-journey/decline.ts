@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import type { RequestOrigin } from '../audit';
-import { lockSigner, recordDecline, signerByToken } from '../esign';
+import { lockSigner, recordDecline, signerByToken } from '../esign/signer-side';
 
 export const DECLINE_REASON_MAX = 500;
 

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import type { RequestOrigin } from '../audit';
-import { handOverSigner, lockSigner, signerByToken } from '../esign';
+import { handOverSigner, lockSigner, signerByToken } from '../esign/signer-side';
 
 /**
  * A signer hands their place to someone else, when the session allows it (`allow_delegation`): the same hand-over

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
-import { EsignSession, Signer, type StoredElement } from '../esign';
+import { EsignSession, Signer, type StoredElement } from '../esign/signer-side';
 import { StoredFile, storeBytes } from '../files';
 import type { ImagePlacement } from '../signing';
 

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, recordSessionWebhook, signerByToken } from '../esign';
+import { EsignSession, recordSessionWebhook, signerByToken } from '../esign/signer-side';
 import { StoredFile } from '../files';
 
 /** The document a signer may read: its size, and its bytes once the caller is ready to send them. */

@@ -10,7 +10,7 @@ import {
   recordSignature,
   Signer,
   type CompletedDocument,
-} from '../esign';
+} from '../esign/signer-side';
 import { StoredFile } from '../files';
 import {
   fillSignature,

@@ -8,7 +8,7 @@ import { findControlCharacters } from '../../platform/validation/text';
 import { sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
 import { requestOrigin } from '../audit';
-import { signerByToken } from '../esign';
+import { signerByToken } from '../esign/signer-side';
 import { startAadhaarEsign } from './aadhaar/aadhaar-signing';
 import { declineAsSigner } from './decline';
 import { delegateAsSigner } from './delegate';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EsignSession, isSignersTurn, positionsOf, Signer } from '../esign';
+import { EsignSession, isSignersTurn, positionsOf, Signer } from '../esign/signer-side';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
 import { isSignerCancellation } from '../signing';

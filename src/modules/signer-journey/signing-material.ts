@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
-import type { Signer } from '../esign';
+import type { Signer } from '../esign/signer-side';
 import { openPfxCredential } from '../pfx';
 import { platformSigningIdentity, signDetachedCms, type SigningIdentity } from '../signing';
 

@@ -5,7 +5,7 @@ import type { EspConfig } from '../../../config';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { isSignersTurn, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../../esign';
+import { isSignersTurn, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../../esign/signer-side';
 import {
   buildEspRequest,
   checkReturnedSignature,

@@ -4,7 +4,7 @@ import type { EspConfig } from '../../../config';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { lockSessionOfSigner } from '../../esign';
+import { lockSessionOfSigner } from '../../esign/signer-side';
 import { postEspRequest } from '../../signing';
 import { discardPrepared, failTransaction } from './esp-outcomes';
 import { EspTransaction } from './esp-transaction.entity';

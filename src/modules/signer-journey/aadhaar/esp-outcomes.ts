@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../../esign';
+import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../../esign/signer-side';
 import { espConfig, isSignerCancellation } from '../../signing';
 import { EspTransaction } from './esp-transaction.entity';
 

@@ -1,5 +1,5 @@
 import { AppError } from '../../../platform/errors';
-import type { Signer } from '../../esign';
+import type { Signer } from '../../esign/signer-side';
 
 /** The pre-signing checks, in the order a signer goes through them (docs/signing.md). */
 export type CheckKind = 'email' | 'mobile' | 'location' | 'face';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, findAppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { type Signer, lockSessionOf, lockTurn, recordSessionWebhook, signerByToken } from '../../esign';
+import { type Signer, lockSessionOf, lockTurn, recordSessionWebhook, signerByToken } from '../../esign/signer-side';
 import { FaceMatchError, type FaceComparison } from '../../../platform/face';
 import { StoredFile, storeBytes, type ImageFacts } from '../../files';
 import { assertCheckIsDue, hasPassed } from './checks';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldProblem } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { type SignerLocation, lockTurn, signerByToken } from '../../esign';
+import { type SignerLocation, lockTurn, signerByToken } from '../../esign/signer-side';
 import { assertCheckIsDue } from './checks';
 import { ipLocatorFrom } from './ip-locator';
 import { publishCheckProgress } from './one-time-codes';

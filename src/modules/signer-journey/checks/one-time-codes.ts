@@ -3,7 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { type EsignSession, publishSignerChange, type Signer, lockTurn, signerByToken, queueOneTimeCode } from '../../esign';
+import {
+  type EsignSession,
+  publishSignerChange,
+  type Signer,
+  lockTurn,
+  signerByToken,
+  queueOneTimeCode,
+} from '../../esign/signer-side';
 import { assertCheckIsDue } from './checks';
 import { SignerOtp, type OtpChannel } from './signer-otp.entity';
 import { recipientOf } from './recipients';

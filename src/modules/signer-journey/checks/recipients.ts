@@ -1,5 +1,5 @@
 import { AppError } from '../../../platform/errors';
-import type { Signer } from '../../esign';
+import type { Signer } from '../../esign/signer-side';
 import type { OtpChannel } from './signer-otp.entity';
 
 export function maskEmail(email: string): string {

@@ -1,6 +1,6 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../../platform/ids';
-import { Signer } from '../../esign';
+import { Signer } from '../../esign/signer-side';
 
 export type OtpChannel = 'email' | 'mobile';
 

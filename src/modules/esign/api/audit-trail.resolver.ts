@@ -1,0 +1,14 @@
+import { Arg, Ctx, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../../platform/graphql/context';
+import { AuditTrailType, readAuditTrail, toAuditEventView } from '../../audit';
+import { getOwnSession } from './read-sessions';
+
+@Resolver(() => AuditTrailType)
+export class AuditResolver {
+  @Query(() => AuditTrailType, { description: 'The audit trail of one of your sessions, oldest step first.' })
+  async esignAudit(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<AuditTrailType> {
+    const session = await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId);
+    const events = await readAuditTrail(ctx.em, session.id);
+    return { client_id: session.id, events: events.map(toAuditEventView) };
+  }
+}

@@ -1,0 +1,240 @@
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppServices } from '../../../platform/services';
+import { readAuditTrail, type AuditEvent } from '../../audit';
+import { StoredFile } from '../../files';
+import {
+  addLongTermValidation,
+  fillSignature,
+  platformSigningIdentity,
+  signDetachedCms,
+  timestampSignature,
+  trustAnchorsPem,
+  type DocumentVerification,
+  type KnownRevocation,
+  type LongTermValidation,
+  type PreparedSignature,
+  type SignatureAppearance,
+  type SignatureReport,
+  type SigningIdentity,
+} from '../../signing';
+import { EsignSession, Signer } from '../esign-session.entity';
+import type { CertificateSignatureBox, CompletionCertificateFacts, CompletionSigner } from './render-completion-certificate';
+
+/** The completed document and its certificate of completion, both ready to store. */
+export interface CompletedDocument {
+  /** The signed PDF as the session keeps it: with the certificate appended when the session asks, and LTV data. */
+  pdf: Uint8Array;
+  /** The certificate of completion, a PDF signed by the platform's document-signing certificate. */
+  certificate: Uint8Array;
+  ltv?: LongTermValidation;
+}
+
+/**
+ * Finishes a session's document at its last signature. The certificate of completion states the document's
+ * fingerprints, every signer (how they signed, the certificate the document's own verification reads, where from,
+ * the checks passed) and the audit trail; the platform signs it (PAdES, time-stamped when a TSA is configured).
+ *
+ * Without `append_certificate` the document gets its long-term validation data first, and the certificate states
+ * the fingerprint of that final file (what download-signed-pdf serves). With it, the certificate states the
+ * fingerprint of the document as the signers left it, is appended to it as one incremental update its own platform
+ * signature covers (every earlier signature stays valid; the revision reads `pages_appended`), and the long-term
+ * validation data then covers every signature, the platform's included.
+ */
+export async function completeDocument(
+  services: AppServices,
+  tx: EntityManager,
+  session: EsignSession,
+  signedPdf: Uint8Array,
+  last: { signer: Signer; signedAt: Date },
+  /** Revocation looked up before the transaction (prefetchRevocation): reused, not asked again. */
+  knownRevocation?: KnownRevocation,
+): Promise<CompletedDocument> {
+  const identity = await platformSigningIdentity(services, tx);
+  const withLtv = (pdf: Uint8Array) =>
+    services.config.padesLtv ? addLongTermValidation(services, tx, pdf, knownRevocation) : Promise.resolve(undefined);
+
+  let ltv: LongTermValidation | undefined;
+  let document = signedPdf;
+  if (!session.appendCertificate) {
+    ltv = await withLtv(document);
+    document = ltv?.pdf ?? document;
+  }
+  const facts = await certificateFacts(services, tx, session, document, last, identity);
+  const rendered = await services.untrusted.run<{ pdf: Uint8Array; signatureBox: CertificateSignatureBox }>(
+    'renderCompletionCertificateTask',
+    facts,
+  );
+  const appearance = platformAppearance(identity);
+
+  // The certificate as a file of its own: its pages, a field for the platform's signature, the signature.
+  const prepared = await services.untrusted.run<Uint8Array>('prepareForSigningTask', {
+    pdf: rendered.pdf,
+    signers: [{ fieldName: appearance.fieldName, signatureBoxes: [rendered.signatureBox] }],
+    images: [],
+  });
+  let certificate = await signPrepared(
+    services,
+    identity,
+    await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', { pdf: prepared, appearance }),
+  );
+  certificate = (await withLtv(certificate))?.pdf ?? certificate;
+
+  if (session.appendCertificate) {
+    const update = await services.untrusted.run<PreparedSignature>('buildAppendedPagesSignatureUpdateTask', {
+      pdf: document,
+      pages: rendered.pdf,
+      appearance,
+      box: rendered.signatureBox,
+    });
+    document = await signPrepared(services, identity, update);
+    ltv = await withLtv(document);
+    document = ltv?.pdf ?? document;
+  }
+  return { pdf: document, certificate, ltv };
+}
+
+async function signPrepared(services: AppServices, identity: SigningIdentity, prepared: PreparedSignature): Promise<Uint8Array> {
+  const { updated, contentsAt, contentsEnd } = prepared;
+  const cms = await signDetachedCms([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)], identity);
+  return fillSignature(prepared, await timestampSignature(services.config.tsa, cms));
+}
+
+function platformAppearance(identity: SigningIdentity): SignatureAppearance {
+  const time = new Date();
+  const issuer = commonName(identity.certificatePem);
+  return {
+    // Random, so that no field of an uploaded document can carry the name.
+    fieldName: `CompletionCertificate-${randomBytes(6).toString('hex')}`,
+    signerName: issuer,
+    reason: 'Certificate of completion',
+    time,
+    appearanceLines: [
+      'Certificate of completion',
+      `Digitally signed by ${issuer}`,
+      `Date: ${time.toISOString().replace('T', ' ').slice(0, 19)} UTC`,
+    ],
+  };
+}
+
+function commonName(certificatePem: string): string {
+  const subject = new X509Certificate(certificatePem).subject;
+  return /^CN=(.*)$/m.exec(subject)?.[1] ?? subject.replace(/\n/g, ', ');
+}
+
+/** What the certificate states, read from the session's rows, its audit trail and the signed document itself. */
+async function certificateFacts(
+  services: AppServices,
+  tx: EntityManager,
+  session: EsignSession,
+  signedPdf: Uint8Array,
+  last: { signer: Signer; signedAt: Date },
+  identity: SigningIdentity,
+): Promise<CompletionCertificateFacts> {
+  const original = await tx.findOneOrFail(StoredFile, { id: session.file.id });
+  const signers = await tx.find(Signer, { session }, { orderBy: { position: 'asc' } });
+  const events = await readAuditTrail(tx, session.id);
+  // The document's own verification names each signer's certificate and how far its signature reaches.
+  const verification = await services.untrusted.run<DocumentVerification>('verifyPdfTask', {
+    pdf: signedPdf,
+    options: { trustedRootsPem: await trustAnchorsPem(services, tx) },
+  });
+  const byField = new Map(verification.signatures.map((report) => [report.field_name, report]));
+  const signedEvents = new Map(
+    events.filter((event) => event.event === 'signed' && event.signer).map((event) => [event.signer!.id, event]),
+  );
+  const names = new Map(signers.map((signer) => [signer.id, signer.fullName]));
+  return {
+    sessionId: session.id,
+    documentName: session.filename,
+    pageCount: original.pageCount ?? 0,
+    createdAt: instant(session.createdAt),
+    completedAt: instant(last.signedAt),
+    signingOrder: session.signingOrder,
+    original: { sha256: original.sha256, bytes: original.sizeBytes },
+    signed: { sha256: createHash('sha256').update(signedPdf).digest('hex'), bytes: signedPdf.byteLength },
+    appended: session.appendCertificate,
+    signers: signers.map((signer) =>
+      signerFacts(
+        signer,
+        byField.get(signer.id),
+        signedEvents.get(signer.id),
+        signer.id === last.signer.id ? last.signedAt : undefined,
+      ),
+    ),
+    events: events.map((event) => ({
+      at: instant(event.at),
+      event: event.event,
+      signer: event.signer ? (names.get(event.signer.id) ?? event.signer.id) : null,
+      ip: event.ip ?? null,
+      details: event.details ? describeDetails(event.details) : null,
+    })),
+    issuer: commonName(identity.certificatePem),
+  };
+}
+
+function signerFacts(
+  signer: Signer,
+  report: SignatureReport | undefined,
+  signed: AuditEvent | undefined,
+  signingNow: Date | undefined,
+): CompletionSigner {
+  const checks: string[] = [];
+  if (signer.emailVerifiedAt) checks.push(`email verified ${instant(signer.emailVerifiedAt)}`);
+  if (signer.mobileVerifiedAt) checks.push(`mobile verified ${instant(signer.mobileVerifiedAt)}`);
+  if (signer.location) checks.push(`location (${signer.location.source})`);
+  if (signer.nameMatch.status === 'completed' && signer.nameMatch.score !== null)
+    checks.push(`name match score ${signer.nameMatch.score}`);
+  if (signer.faceMatch.match_score !== null) {
+    const liveness = signer.faceMatch.liveness_score !== null ? `, liveness ${signer.faceMatch.liveness_score}` : '';
+    checks.push(`face match score ${signer.faceMatch.match_score}${liveness}`);
+  }
+  if (signer.signType === 'aadhaar' && signer.aadhaarCertDetails) checks.push('Aadhaar eKYC (ESP certificate)');
+  const location = signer.location;
+  return {
+    position: signer.position,
+    name: signer.fullName,
+    email: signer.email ?? null,
+    mobile: signer.mobile ? `${signer.countryCode ? `+${signer.countryCode.replace(/^\+/, '')} ` : ''}${signer.mobile}` : null,
+    signType: signer.signType === 'aadhaar' ? `aadhaar (auth mode ${signer.authMode})` : signer.signType,
+    certificateSubject: report?.signer_subject ?? null,
+    signedAt: signingNow ? instant(signingNow) : signer.completedAt ? instant(signer.completedAt) : null,
+    signature: report ? signatureSummary(report) : null,
+    ip: signed?.ip ?? null,
+    userAgent: signed?.userAgent ?? null,
+    location: location
+      ? [
+          location.latitude !== null && location.longitude !== null
+            ? `${location.latitude.toFixed(5)}, ${location.longitude.toFixed(5)}`
+            : null,
+          location.accuracy_m !== null ? `accuracy ${Math.round(location.accuracy_m)} m` : null,
+          location.distance_m !== null ? `${Math.round(location.distance_m)} m from the geofence centre` : null,
+          `from the ${location.source === 'device' ? 'device' : 'IP address'}`,
+        ]
+          .filter(Boolean)
+          .join(', ')
+      : null,
+    checks,
+  };
+}
+
+function signatureSummary(report: SignatureReport): string {
+  const intact = report.byte_range_valid && report.digest_valid && report.signature_valid;
+  const chain =
+    report.certificate_chain_valid === null ? '' : report.certificate_chain_valid ? ', chain trusted' : ', chain not trusted';
+  const level = report.pades_level ? `, PAdES ${report.pades_level}` : '';
+  const stamped = report.timestamp?.valid && report.timestamp.time ? `, time-stamped ${report.timestamp.time}` : '';
+  return `${intact ? 'valid' : 'INVALID'}${level}${chain}${stamped}`;
+}
+
+/** An audit event's details as `key: value` pairs; nested values as JSON. */
+function describeDetails(details: Record<string, unknown>): string | null {
+  const pairs = Object.entries(details)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  return pairs.length > 0 ? pairs.join('; ') : null;
+}
+
+function instant(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

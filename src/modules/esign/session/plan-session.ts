@@ -1,0 +1,355 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { StoredFile } from '../../files';
+import { PfxCredential } from '../../pfx';
+import type { Actor } from '../../../platform/auth/actor';
+import { SIGNING_ORDERS, type EmailTemplateOverrides, type SignType, type SigningOrder } from '../esign-session.entity';
+import { planStamp, type StampPlan } from '../../stamps';
+import type { SessionRequest, SignerInput } from '../api/session.inputs';
+import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation, planElements } from './validation';
+import {
+  Problems,
+  absoluteHttpUrl,
+  emailSchema,
+  isAbsent,
+  oneOf,
+  text,
+  wholeNumber,
+} from '../../../platform/validation/problems';
+import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from '../signers/signer-state';
+
+export interface SignerPlan {
+  signType: SignType;
+  authMode: number;
+  maxRetry: number;
+  pfxId?: string;
+  fullName: string;
+  email?: string;
+  countryCode?: string;
+  mobile?: string;
+  verifyEmail: boolean;
+  verifyMobile: boolean;
+  reason?: string;
+  acceptVirtualSign: boolean;
+  verifyLocation: boolean;
+  locationSource?: 'device' | 'ip';
+  enforceGeofence: boolean;
+  latitude?: number;
+  longitude?: number;
+  radius?: number;
+  elements: StoredElement[];
+  nameMatch: NameMatchState;
+  faceMatch: FaceMatchState;
+  notification: NotificationFlags;
+}
+
+export interface SessionPlan {
+  signType: SignType;
+  authMode: number;
+  backend: string;
+  file: StoredFile;
+  folder?: string;
+  expirySeconds: number;
+  maxRetry: number;
+  allowDownload: boolean;
+  allowDelegation: boolean;
+  appendCertificate: boolean;
+  signingOrder: SigningOrder;
+  /** Null: no reminders. */
+  reminderIntervalHours: number | null;
+  reminderMax: number;
+  redirectUrl?: string;
+  sender?: string;
+  emailTemplateOverrides?: EmailTemplateOverrides;
+  stamp: StampPlan | null;
+  signers: SignerPlan[];
+}
+
+/**
+ * A signer's email, mobile and country code, read and checked the same wherever they are given (initialize-esign,
+ * reassign-signer): `prefix` names the fields (`signers[0].` or none), `kept` is what stands when one is not given.
+ * The country code keeps its `+` here; the caller stores it without.
+ */
+export function planContact(
+  problems: Problems,
+  prefix: string,
+  input: { email?: string | null; mobile?: string | null; country_code?: string | null },
+  kept: { email?: string | null; mobile?: string | null; countryCode?: string | null } = {},
+): { email?: string; mobile?: string; countryCode?: string } {
+  const email = text(problems, `${prefix}email`, input.email, 320) ?? kept.email ?? undefined;
+  if (email !== undefined && !emailSchema.safeParse(email).success)
+    problems.invalidField(`${prefix}email`, 'must be an email address');
+  const mobile = text(problems, `${prefix}mobile`, input.mobile, 20) ?? kept.mobile ?? undefined;
+  if (mobile !== undefined && !/^\d{6,15}$/.test(mobile)) problems.invalidField(`${prefix}mobile`, 'must be 6 to 15 digits');
+  const countryCode = text(problems, `${prefix}country_code`, input.country_code, 8) ?? kept.countryCode ?? undefined;
+  if (countryCode !== undefined && !/^\+?\d{1,4}$/.test(countryCode))
+    problems.invalidField(`${prefix}country_code`, 'must be 1 to 4 digits, optionally after +');
+  if (mobile !== undefined && countryCode === undefined) problems.missingField(`${prefix}country_code`);
+  return { email, mobile, countryCode };
+}
+
+function planSigner(
+  problems: Problems,
+  field: string,
+  input: SignerInput,
+  session: { signType?: SignType; authMode: number; maxRetry: number },
+): SignerPlan | undefined {
+  const fullName = text(problems, `${field}.full_name`, input.full_name, 200, true);
+  const { email, mobile, countryCode } = planContact(problems, `${field}.`, input);
+  const verifyEmail = input.verify_email ?? false;
+  const verifyMobile = input.verify_mobile ?? false;
+  if (verifyEmail && email === undefined) problems.missingField(`${field}.email`);
+  if (verifyMobile && mobile === undefined) problems.missingField(`${field}.mobile`);
+  const method = planSignMethod(problems, field, input, session);
+  const reason = text(problems, `${field}.reason`, input.reason, 500);
+
+  const verifyLocation = input.verify_location ?? false;
+  const locationSource = checkLocation(problems, field, input);
+  const enforceGeofence = input.enforce_geofence ?? false;
+  const faceMatch = planFaceMatch(problems, field, input);
+
+  // No elements: an invisible signature.
+  const elements = planElements(problems, field, input.elements, { requireSignature: false, requireImageValue: true });
+
+  const { signType } = method;
+  if (!fullName || !signType) return undefined;
+  return {
+    ...method,
+    signType,
+    fullName,
+    email,
+    countryCode: countryCode?.replace(/^\+/, ''),
+    mobile,
+    verifyEmail,
+    verifyMobile,
+    reason,
+    acceptVirtualSign: input.accept_virtual_sign ?? false,
+    verifyLocation,
+    locationSource: verifyLocation ? (locationSource ?? 'device') : locationSource,
+    enforceGeofence,
+    latitude: input.latitude ?? undefined,
+    longitude: input.longitude ?? undefined,
+    radius: input.radius ?? undefined,
+    elements,
+    nameMatch: nameMatchOf(signType, input, fullName),
+    faceMatch,
+    notification: {
+      invite: input.notification?.invite ?? false,
+      completion: input.notification?.completion ?? false,
+      whatsapp: input.notification?.whatsapp ?? false,
+    },
+  };
+}
+
+/** How the signer signs: the session's sign type, auth mode and retries unless the signer names their own. */
+function planSignMethod(
+  problems: Problems,
+  field: string,
+  input: SignerInput,
+  session: { signType?: SignType; authMode: number; maxRetry: number },
+): { signType?: SignType; authMode: number; maxRetry: number; pfxId?: string } {
+  let signType = session.signType;
+  if (!isAbsent(input.sign_type)) {
+    signType = oneOf(problems, `${field}.sign_type`, input.sign_type, SIGN_TYPES);
+    if (!signType) problems.signType = true;
+  }
+  const pfxId = text(problems, `${field}.pfx_id`, input.pfx_id, 64);
+  if (signType === 'pfx') {
+    if (pfxId === undefined) {
+      problems.invalidField(`${field}.pfx_id`, 'required when the signer signs with pfx');
+      problems.signType = true;
+    } else if (!pfxId.startsWith('pfx_')) {
+      problems.invalidField(`${field}.pfx_id`, 'must be a pfx_... identifier');
+    }
+  }
+  const authMode = oneOf(problems, `${field}.auth_mode`, input.auth_mode, AUTH_MODES) ?? session.authMode;
+  const maxRetry = wholeNumber(problems, `${field}.max_retry`, input.max_retry, LIMITS.maxRetry) ?? session.maxRetry;
+  return { signType, authMode, maxRetry, pfxId: signType === 'pfx' ? pfxId : undefined };
+}
+
+/** The face check asked for by a reference photo, with its threshold and attempts (defaults when not given). */
+function planFaceMatch(problems: Problems, field: string, input: SignerInput): FaceMatchState {
+  const faceRef = text(problems, `${field}.face_ref_file_id`, input.face_ref_file_id, 64);
+  const threshold = input.face_match_threshold;
+  if (
+    !isAbsent(threshold) &&
+    !(Number.isFinite(threshold) && threshold! >= LIMITS.faceMatchThreshold.min && threshold! <= LIMITS.faceMatchThreshold.max)
+  ) {
+    problems.invalidField(
+      `${field}.face_match_threshold`,
+      `must be from ${LIMITS.faceMatchThreshold.min} to ${LIMITS.faceMatchThreshold.max}`,
+    );
+  }
+  const attempts = wholeNumber(problems, `${field}.face_max_attempts`, input.face_max_attempts, LIMITS.faceMaxAttempts);
+  return {
+    enforce: faceRef !== undefined,
+    ref_file_id: faceRef ?? null,
+    live_file_id: null,
+    match_threshold: faceRef !== undefined ? (threshold ?? LIMITS.faceMatchThreshold.default) : null,
+    max_attempts: faceRef !== undefined ? (attempts ?? LIMITS.faceMaxAttempts.default) : null,
+    liveness_score: null,
+    match_score: null,
+  };
+}
+
+/** Name match runs only on Aadhaar signatures, against the name the owner gave. */
+function nameMatchOf(signType: SignType, input: SignerInput, fullName: string): NameMatchState {
+  const requested = signType === 'aadhaar' && (input.name_match ?? false);
+  return {
+    enforce: requested,
+    prefill_name: requested ? fullName : null,
+    signer_name: null,
+    score: null,
+    status: requested ? 'pending' : 'skipped',
+  };
+}
+
+type SessionOptions = Omit<SessionPlan, 'signType' | 'file' | 'stamp' | 'signers'> & { signType?: SignType };
+
+/**
+ * Validates a whole session request (initialize-esign, or a template merged with runtime input) and
+ * resolves what it refers to. One code path for both ways of starting a session.
+ * `backends`: the configured ESP backends (ESP_<NAME>_*; `sandbox` built in), the values `backend` may take.
+ */
+export async function planSession(
+  em: EntityManager,
+  actor: Actor,
+  request: SessionRequest,
+  backends: readonly string[],
+): Promise<SessionPlan> {
+  const problems = new Problems();
+  const options = planSessionOptions(problems, request, backends);
+  const { signType, authMode, maxRetry } = options;
+  const signers = (request.signers ?? []).map((signer, index) =>
+    planSigner(problems, `signers[${index}]`, signer, { signType, authMode, maxRetry }),
+  );
+  const stamp = planStamp(problems, request.stamp);
+
+  const early = problems.toError();
+  if (early && (problems.missing.length > 0 || problems.signType)) throw early;
+
+  const file = await checkReferences(em, actor, problems, request.file_id!.trim(), signers);
+  const error = problems.toError();
+  if (error) throw error;
+  return { ...options, signType: signType!, file: file!, stamp, signers: signers as SignerPlan[] };
+}
+
+/** The session-wide settings, each checked, with its default where the request leaves it out. */
+function planSessionOptions(problems: Problems, request: SessionRequest, backends: readonly string[]): SessionOptions {
+  const signType = oneOf(problems, 'sign_type', request.sign_type, SIGN_TYPES);
+  if (isAbsent(request.sign_type)) problems.missingField('sign_type');
+  else if (!signType) problems.signType = true;
+  if (isAbsent(request.file_id)) problems.missingField('file_id');
+  const signersInput = request.signers ?? [];
+  if (signersInput.length === 0) problems.missingField('signers');
+  if (signersInput.length > LIMITS.signers.max) problems.invalidField('signers', `at most ${LIMITS.signers.max} signers`);
+
+  const authMode = oneOf(problems, 'auth_mode', request.auth_mode, AUTH_MODES) ?? 1;
+  const backend =
+    oneOf(problems, 'backend', request.backend, backends) ??
+    (backends.includes('sandbox') ? 'sandbox' : (backends[0] ?? 'sandbox'));
+  const expirySeconds =
+    wholeNumber(problems, 'expiry_seconds', request.expiry_seconds, LIMITS.expirySeconds) ?? LIMITS.expirySeconds.default;
+  const maxRetry = wholeNumber(problems, 'max_retry', request.max_retry, LIMITS.maxRetry) ?? LIMITS.maxRetry.default;
+  const reminderIntervalHours =
+    wholeNumber(problems, 'reminder_interval_hours', request.reminder_interval_hours, LIMITS.reminderIntervalHours) ?? null;
+  const reminderMax =
+    wholeNumber(problems, 'reminder_max', request.reminder_max, LIMITS.reminderMax) ?? LIMITS.reminderMax.default;
+  if (!isAbsent(request.reminder_max) && reminderIntervalHours === null && isAbsent(request.reminder_interval_hours)) {
+    problems.invalidField('reminder_max', 'needs reminder_interval_hours');
+  }
+  const signingOrder = oneOf(problems, 'signing_order', request.signing_order, SIGNING_ORDERS) ?? 'sequential';
+  const folder = text(problems, 'folder', request.folder, 200);
+  const sender = text(problems, 'sender', request.sender, 200);
+  const redirectUrl = absoluteHttpUrl(problems, 'redirect_url', request.redirect_url);
+  const emailTemplateOverrides = planEmailTemplateOverrides(problems, request.email_template_overrides);
+  return {
+    signType,
+    authMode,
+    backend,
+    folder,
+    expirySeconds,
+    maxRetry,
+    allowDownload: request.allow_download ?? true,
+    allowDelegation: request.allow_delegation ?? false,
+    appendCertificate: request.append_certificate ?? false,
+    signingOrder,
+    reminderIntervalHours,
+    reminderMax,
+    redirectUrl,
+    sender,
+    emailTemplateOverrides,
+  };
+}
+
+function planEmailTemplateOverrides(
+  problems: Problems,
+  overrides: SessionRequest['email_template_overrides'],
+): EmailTemplateOverrides | undefined {
+  if (!overrides) return undefined;
+  const planned = {
+    company_name: text(problems, 'email_template_overrides.company_name', overrides.company_name, 200) ?? null,
+    legal_name: text(problems, 'email_template_overrides.legal_name', overrides.legal_name, 200) ?? null,
+    support_email: text(problems, 'email_template_overrides.support_email', overrides.support_email, 320) ?? null,
+  };
+  if (planned.support_email && !emailSchema.safeParse(planned.support_email).success) {
+    problems.invalidField('email_template_overrides.support_email', 'must be an email address');
+  }
+  return planned;
+}
+
+/** What the request refers to (the PDF, face references, image assets, PFX credentials) must exist and be the caller's. */
+async function checkReferences(
+  em: EntityManager,
+  actor: Actor,
+  problems: Problems,
+  fileId: string,
+  signers: (SignerPlan | undefined)[],
+): Promise<StoredFile | undefined> {
+  const referenced = new Set<string>([fileId]);
+  signers.forEach((signer) => {
+    if (signer?.faceMatch.ref_file_id) referenced.add(signer.faceMatch.ref_file_id);
+    signer?.elements.forEach((element) => element.value?.startsWith('file_') && referenced.add(element.value));
+  });
+  const files = new Map(
+    (await em.find(StoredFile, { id: [...referenced], user: actor.userId })).map((file) => [file.id, file] as const),
+  );
+  const file = files.get(fileId);
+  if (!file || file.kind !== 'pdf') {
+    problems.invalidField('file_id', file ? 'is not a PDF uploaded with upload-pdf' : 'no such PDF among your files');
+    problems.fileId = true;
+  }
+  signers.forEach((signer, index) => {
+    if (!signer) return;
+    const field = `signers[${index}]`;
+    const faceRef = signer.faceMatch.ref_file_id;
+    if (faceRef && files.get(faceRef)?.kind !== 'asset')
+      problems.invalidField(`${field}.face_ref_file_id`, 'no such asset among your files');
+    signer.elements.forEach((element, elementIndex) => {
+      const at = `${field}.elements[${elementIndex}]`;
+      if (file?.pageCount !== undefined && element.page >= file.pageCount) {
+        problems.invalidField(`${at}.page`, `the PDF has ${file.pageCount} page(s): pages are 0 to ${file.pageCount - 1}`);
+      }
+      const isAssetReference = element.type === 'image' || element.value?.startsWith('file_');
+      if (isAssetReference && element.value && files.get(element.value)?.kind !== 'asset') {
+        problems.invalidField(`${at}.value`, 'must be the client_id of one of your uploaded assets');
+      }
+    });
+  });
+  await checkPfxOwnership(em, actor, problems, signers);
+  return file;
+}
+
+async function checkPfxOwnership(
+  em: EntityManager,
+  actor: Actor,
+  problems: Problems,
+  signers: (SignerPlan | undefined)[],
+): Promise<void> {
+  const pfxIds = [...new Set(signers.map((signer) => signer?.pfxId).filter((id): id is string => !!id?.startsWith('pfx_')))];
+  if (pfxIds.length === 0) return;
+  const owned = new Set((await em.find(PfxCredential, { id: pfxIds, user: actor.userId, deletedAt: null })).map((pfx) => pfx.id));
+  signers.forEach((signer, index) => {
+    if (signer?.pfxId?.startsWith('pfx_') && !owned.has(signer.pfxId))
+      problems.invalidField(`signers[${index}].pfx_id`, 'no such PFX among yours (POST /api/v1/pfx/upload)');
+  });
+}

@@ -1,0 +1,54 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppServices } from '../../../platform/services';
+import { recordWebhookEvent, type WebhookEventType } from '../../webhooks';
+import type { EsignSession } from '../esign-session.entity';
+
+export const sessionTopic = (clientId: string) => `esign:${clientId}`;
+
+export interface SessionEvent {
+  client_id: string;
+  user_id: string;
+  status: string;
+  [key: string]: unknown;
+}
+
+/** Announces a change of a session or one of its signers; delivered when `em`'s transaction commits. */
+export function publishSessionChange(services: AppServices, em: EntityManager, event: SessionEvent): Promise<void> {
+  return services.events.publish(em, sessionTopic(event.client_id), event);
+}
+
+/** A signer's step (a check passed, a signature, a failed attempt): the session's status with the signer's. */
+export function publishSignerChange(
+  services: AppServices,
+  em: EntityManager,
+  session: EsignSession,
+  signer: { id: string; status: string },
+): Promise<void> {
+  return publishSessionChange(services, em, {
+    client_id: session.id,
+    user_id: session.user.id,
+    status: session.status,
+    signer_id: signer.id,
+    signer_status: signer.status,
+  });
+}
+
+/**
+ * A webhook event about a session (`esign.*`), in `em`'s transaction; its `data` is the session as GET
+ * esign/details shows it, and a signer's event names the signer (`signer_id`).
+ */
+export function recordSessionWebhook(
+  services: AppServices,
+  em: EntityManager,
+  session: { id: string; userId: string },
+  type: Extract<WebhookEventType, `esign.${string}`>,
+  signerId?: string,
+): Promise<string | null> {
+  return recordWebhookEvent(services, em, {
+    userId: session.userId,
+    type,
+    resourceId: session.id,
+    read: { operation: 'Query.esignSession', variables: { client_id: session.id } },
+    ...(signerId ? { attributes: { signer_id: signerId } } : {}),
+  });
+}

@@ -1,0 +1,16 @@
+/**
+ * What the signer's side (signer-journey: the signing page, the signer API, the checks and the ESP hand-off) uses
+ * of esign, and nothing else: finding a signer by their link's token, taking their turn under the session's lock,
+ * recording what they do (signature, decline, hand-over, codes) and announcing it. Only signer-journey may import
+ * this file (the lint's rule `esign-signer-side`); every other module uses esign's index.ts.
+ */
+export { EsignSession, Signer } from './esign-session.entity';
+export type { SignerLocation, StoredElement } from './signers/signer-state';
+export { isSignersTurn, lockSessionOf, lockSessionOfSigner, lockSigner, lockTurn, signerByToken } from './signers/signer-turn';
+export { handOverSigner } from './signers/reassign-signer';
+export { queueOneTimeCode } from './signers/signer-messages';
+export { recordDecline } from './session/decline-session';
+export { publishSignerChange, recordSessionWebhook } from './session/session-events';
+export { positionsOf } from './api/signer.types';
+export { recordSignature } from './completion/record-signature';
+export { completeDocument, type CompletedDocument } from './completion/completion-certificate';
