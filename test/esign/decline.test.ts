@@ -6,7 +6,7 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sessionTopic } from '../../src/modules/esign/session/session-events';
+import { sessionTopic } from '../../src/modules/esign/session-events';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';

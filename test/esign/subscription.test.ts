@@ -3,7 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { recordSignature } from '../../src/modules/esign/completion/record-signature';
-import { sessionTopic } from '../../src/modules/esign/session/session-events';
+import { sessionTopic } from '../../src/modules/esign/session-events';
 import { freePort } from '../../src/platform/db/embedded-postgres';
 import { EsignSessionUpdatedDocument, type EsignSessionUpdatedSubscription } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';

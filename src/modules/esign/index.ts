@@ -3,10 +3,11 @@
  * the signer's turn, recording each signature, completion, cancel and expiry, the owner's reads (details,
  * lists, download, verification report, audit trail, outbox), and the messages signers receive.
  *
- * Rooms: `session/` the session's life (plan, create, cancel, expire, decline, its events); `signers/` the
- * signer's turn and hand-overs (locks, state, tokens, reassign, resend, reminders, messages); `completion/`
- * recording signatures, completion and its certificate, download, verification; `api/` the owner's face
- * (resolvers, types, inputs, loaders, REST routes, reads). This file is the surface for every other module;
+ * Rooms, each using the ones below it: `api/` the owner's face (resolvers, types, loaders, REST routes, reads);
+ * `completion/` recording signatures, completion and its certificate, download, verification; `session/` the
+ * session's life (request, plan, create, look-up, cancel, expire, decline); `signers/` the signer's turn and
+ * hand-overs (locks, state, contact, tokens, reassign, resend, reminders, messages). At the root: the entity, the
+ * events every room announces, the files' download names. This file is the surface for every other module;
  * signer-journey takes what it needs from `signer-side.ts` instead.
  */
 import type { ModuleManifest } from '../../platform/module';
@@ -23,7 +24,7 @@ import { SignatureVerificationResolver } from './api/verify.resolver';
 export { EsignSession, Signer, type SignType } from './esign-session.entity';
 export { createSession } from './session/initialize-esign';
 export { planSession } from './session/plan-session';
-export { ElementInput, SignerInput, SignerLayoutInput, type SessionRequest } from './api/session.inputs';
+export { ElementInput, SignerInput, SignerLayoutInput, type SessionRequest } from './session/session.inputs';
 export { SessionOptionsArgs } from './api/session.resolver';
 export { EsignSessionType, toSessionView } from './api/session.types';
 export { ElementType } from './api/signer.types';

@@ -10,7 +10,7 @@ export { isSignersTurn, lockSessionOf, lockSessionOfSigner, lockSigner, lockTurn
 export { handOverSigner } from './signers/reassign-signer';
 export { queueOneTimeCode } from './signers/signer-messages';
 export { recordDecline } from './session/decline-session';
-export { publishSignerChange, recordSessionWebhook } from './session/session-events';
+export { publishSignerChange, recordSessionWebhook } from './session-events';
 export { positionsOf } from './api/signer.types';
 export { recordSignature } from './completion/record-signature';
 export { completeDocument, type CompletedDocument } from './completion/completion-certificate';

@@ -1,7 +1,7 @@
 import { Arg, Ctx, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../../platform/graphql/context';
 import { AuditTrailType, readAuditTrail, toAuditEventView } from '../../audit';
-import { getOwnSession } from './read-sessions';
+import { getOwnSession } from '../session/own-session';
 
 @Resolver(() => AuditTrailType)
 export class AuditResolver {

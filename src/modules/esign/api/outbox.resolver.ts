@@ -7,7 +7,7 @@ import {
   NotificationMessageType,
   toNotificationView,
 } from '../../notifications';
-import { getOwnSession } from './read-sessions';
+import { getOwnSession } from '../session/own-session';
 
 @ArgsType()
 class NotificationListArgs extends PageArgs {

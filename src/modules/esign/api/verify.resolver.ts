@@ -1,6 +1,6 @@
 import { Arg, Ctx, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../../platform/graphql/context';
-import { getOwnSession } from './read-sessions';
+import { getOwnSession } from '../session/own-session';
 import { verifySessionSignatures } from '../completion/verify-session';
 import { SignatureVerificationReportType, toVerificationView } from './verify.types';
 

@@ -4,7 +4,8 @@ import type { AppServices } from '../../../platform/services';
 import { StoredFile } from '../../files';
 import type { Actor } from '../../../platform/auth/actor';
 import type { EsignSession } from '../esign-session.entity';
-import { getOwnSession } from '../api/read-sessions';
+import { certificateName, signedName } from '../file-names';
+import { getOwnSession } from '../session/own-session';
 
 export const NOT_COMPLETED = 'Esign not completed.';
 
@@ -54,14 +55,4 @@ async function completedSessionLink(
     { key: file.storageKey, filename: target.filename, contentType: 'application/pdf' },
     services.config.downloadUrlTtlSeconds,
   );
-}
-
-/** The certificate's download name: `contract.pdf` -> `contract-certificate.pdf`. */
-export function certificateName(filename: string): string {
-  return filename.toLowerCase().endsWith('.pdf') ? `${filename.slice(0, -4)}-certificate.pdf` : `${filename}-certificate.pdf`;
-}
-
-/** The signed PDF's download name: `contract.pdf` -> `contract-signed.pdf`. */
-export function signedName(filename: string): string {
-  return filename.toLowerCase().endsWith('.pdf') ? `${filename.slice(0, -4)}-signed.pdf` : `${filename}-signed.pdf`;
 }

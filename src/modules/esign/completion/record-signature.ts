@@ -6,9 +6,9 @@ import { StoredFile, storeBytes } from '../../files';
 import { EsignSession, Signer } from '../esign-session.entity';
 import { queueCompletion, queueInvite } from '../signers/signer-messages';
 import { settleSessionStamps } from '../../stamps';
-import { publishSignerChange, recordSessionWebhook } from '../session/session-events';
+import { publishSignerChange, recordSessionWebhook } from '../session-events';
 import { isSignersTurn } from '../signers/signer-turn';
-import { certificateName } from './download-signed-pdf';
+import { certificateName } from '../file-names';
 
 /**
  * Records that the signer whose turn it is (any pending signer of a parallel session) has signed: the signed

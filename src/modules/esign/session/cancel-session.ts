@@ -3,9 +3,9 @@ import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import type { Actor } from '../../../platform/auth/actor';
 import { EsignSession } from '../esign-session.entity';
-import { getOwnSession } from '../api/read-sessions';
+import { getOwnSession } from './own-session';
 import { settleSessionStamps } from '../../stamps';
-import { publishSessionChange, recordSessionWebhook } from './session-events';
+import { publishSessionChange, recordSessionWebhook } from '../session-events';
 import { recordAudit } from '../../audit';
 
 /** Ends a pending session for good; its signer links stop working. Only a pending session can be cancelled. */

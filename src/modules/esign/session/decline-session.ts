@@ -5,7 +5,7 @@ import { queueNotifications } from '../../notifications';
 import { settleSessionStamps } from '../../stamps';
 import { User } from '../../users';
 import type { EsignSession, Signer } from '../esign-session.entity';
-import { publishSignerChange, recordSessionWebhook } from './session-events';
+import { publishSignerChange, recordSessionWebhook } from '../session-events';
 
 /**
  * A signer's "no": the signer becomes `declined` and the session `declined`, a final state like `cancelled`. In the

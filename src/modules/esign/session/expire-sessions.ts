@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { settleSessionStamps } from '../../stamps';
-import { publishSessionChange, recordSessionWebhook } from './session-events';
+import { publishSessionChange, recordSessionWebhook } from '../session-events';
 import { recordAudit } from '../../audit';
 import { EsignSession } from '../esign-session.entity';
 

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { reserveFileSlot, storeBytes } from '../../files';
 import { queueInvite } from '../signers/signer-messages';
-import { recordSessionWebhook } from './session-events';
+import { recordSessionWebhook } from '../session-events';
 import { recordAudit } from '../../audit';
 import { reserveStamps } from '../../stamps';
 import { User } from '../../users';
@@ -12,9 +12,9 @@ import { EsignSession, Signer } from '../esign-session.entity';
 import { EXPIRE_SESSION_JOB } from '../esign.jobs';
 import { enqueue } from '../../../platform/jobs/enqueue';
 import { planSession, type SessionPlan } from './plan-session';
-import type { SessionRequest } from '../api/session.inputs';
+import type { SessionRequest } from './session.inputs';
 import { newSignerToken, signerTokenBox } from '../signers/signer-token';
-import { refuseForbiddenByCertification } from '../completion/document-certification';
+import { refuseForbiddenByCertification } from './document-certification';
 
 export async function initializeEsign(
   services: AppServices,

@@ -1,7 +1,7 @@
 import { newId } from '../../../platform/ids';
 import { isAbsent, oneOf, text, type Problems } from '../../../platform/validation/problems';
 import type { SignType } from '../esign-session.entity';
-import type { ElementInput } from '../api/session.inputs';
+import type { ElementInput } from './session.inputs';
 import type { StoredElement } from '../signers/signer-state';
 
 /** Rules shared by every way of describing signers: initialize-esign, templates, initialize-from-template. */

@@ -4,7 +4,7 @@ import type { Actor } from '../../../platform/auth/actor';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { EsignSession, Signer } from '../esign-session.entity';
-import { getOwnSession } from '../api/read-sessions';
+import { getOwnSession } from '../session/own-session';
 
 /** What an owner's action on one signer gets: the session locked, the signer, and how to refuse with 409. */
 export interface OwnerSignerAction {

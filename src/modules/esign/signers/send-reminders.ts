@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit } from '../../audit';
 import { EsignSession, Signer } from '../esign-session.entity';
-import { recordSessionWebhook } from '../session/session-events';
+import { recordSessionWebhook } from '../session-events';
 import { queueInvite } from './signer-messages';
 
 /**

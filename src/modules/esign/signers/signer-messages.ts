@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
-import { signedName } from '../completion/download-signed-pdf';
+import { signedName } from '../file-names';
 import { type EsignSession, Signer } from '../esign-session.entity';
 import { inviteUrl, signerTokenBox } from './signer-token';
 import type { StoredFile } from '../../files';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppServices } from '../../../platform/services';
-import { recordWebhookEvent, type WebhookEventType } from '../../webhooks';
-import type { EsignSession } from '../esign-session.entity';
+import type { AppServices } from '../../platform/services';
+import { recordWebhookEvent, type WebhookEventType } from '../webhooks';
+import type { EsignSession } from './esign-session.entity';
 
 export const sessionTopic = (clientId: string) => `esign:${clientId}`;
 

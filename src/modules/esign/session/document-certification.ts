@@ -1,7 +1,7 @@
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { certificationRefusal, type DocMdpPermissions } from '../../signing';
-import type { SessionPlan } from '../session/plan-session';
+import type { SessionPlan } from './plan-session';
 
 /**
  * Refuses a session whose changes the document's certification (DocMDP) forbids: `422 document_certified`. A
