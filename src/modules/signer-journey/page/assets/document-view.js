@@ -83,25 +83,40 @@ async function drawPage(pdfjs, item) {
   return cssWidth;
 }
 
-/** Pages are drawn one at a time, in the order they were queued; `redraw` queues a drawn page again. */
-function pageDrawer(pdfjs, count, onRendered) {
-  let queue = Promise.resolve();
+/**
+ * Pages are drawn one at a time, the first queued page of the document first; `redraw` queues a drawn page again.
+ * Picking by the document's order, not by when a page was queued, draws a page zoomed twice in a row (once while it
+ * was being drawn) at its final width before the pages after it, instead of after all of them.
+ */
+function pageDrawer(pdfjs, list, count, onRendered) {
   let rendered = 0;
+  let drawing = false;
+  const nextQueued = () => [...list.children].find((item) => item.dataset.state === 'queued');
+  const drawQueued = async () => {
+    if (drawing) return;
+    drawing = true;
+    try {
+      for (let item = nextQueued(); item; item = nextQueued()) {
+        const cssWidth = await drawPage(pdfjs, item);
+        rendered++;
+        onRendered?.(rendered, count);
+        // Zoomed while this page was being drawn: draw it once more at the width it has now.
+        const { frame } = item.pdf;
+        if (item.dataset.state === 'rendered' && frame.clientWidth && Math.abs(frame.clientWidth - cssWidth) > 1) {
+          redraw(item);
+        }
+      }
+    } finally {
+      drawing = false;
+    }
+  };
   const draw = (item) => {
-    queue = queue.then(async () => {
-      if (item.dataset.state !== 'queued') return;
-      const cssWidth = await drawPage(pdfjs, item);
-      rendered++;
-      onRendered?.(rendered, count);
-      // Zoomed while this page was being drawn: draw it once more at the width it has now.
-      const { frame } = item.pdf;
-      if (item.dataset.state === 'rendered' && frame.clientWidth && Math.abs(frame.clientWidth - cssWidth) > 1) redraw(item);
-    });
+    item.dataset.state = 'queued';
+    void drawQueued();
   };
   const redraw = (item) => {
     item.pdf.frame.querySelectorAll('.textLayer, .page-failed').forEach((old) => old.remove());
     item.pdf.textLayer = null;
-    item.dataset.state = 'queued';
     draw(item);
   };
   return { draw, redraw };
@@ -164,13 +179,12 @@ export async function showDocument(list, bytes, fields, { onRendered } = {}) {
   list.replaceChildren();
   list.dataset.pageCount = String(count);
 
-  const { draw, redraw } = pageDrawer(pdfjs, count, onRendered);
+  const { draw, redraw } = pageDrawer(pdfjs, list, count, onRendered);
   const observer = new IntersectionObserver(
     (entries) => {
       for (const entry of entries) {
         if (!entry.isIntersecting) continue;
         observer.unobserve(entry.target);
-        entry.target.dataset.state = 'queued';
         draw(entry.target);
       }
     },
