@@ -32,10 +32,6 @@ export interface AppConfig {
   dbPoolMax: number;
   /** The PKCS#12 suresign signatures are made with; unset in sandbox: a generated chain. */
   platformSigningPfx?: { path: string; password: string };
-  /**
-   * The RFC 3161 time-stamping authority every signature is stamped by (PAdES B-T). In sandbox without TSA_URL, the
-   * service's own sandbox TSA; undefined only in production with ALLOW_SIGNING_WITHOUT_TIMESTAMP=true.
-   */
   /** TRUST_ANCHORS: a PEM bundle's path, or PEM text (read when signatures are verified). */
   trustAnchors?: string;
   /** PADES_LTV: a completed document gets its /DSS and a document time-stamp (PAdES B-LT, B-LTA). */
@@ -45,6 +41,10 @@ export interface AppConfig {
    * so the time the last signature's step waits on them is bounded in all (docs/signing.md).
    */
   ltvRevocation: { timeoutMs: number; budgetMs: number };
+  /**
+   * The RFC 3161 time-stamping authority every signature is stamped by (PAdES B-T). In sandbox without TSA_URL, the
+   * service's own sandbox TSA; undefined only in production with ALLOW_SIGNING_WITHOUT_TIMESTAMP=true.
+   */
   tsa?: {
     url: string;
     authHeader?: { name: string; value: string };

@@ -11,16 +11,11 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import type { AppConfig } from '../../config';
 import { assertSafeKey, type BlobStore } from './blob-store';
 
-export interface S3Options {
-  bucket: string;
-  region: string;
-  endpoint?: string;
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  forcePathStyle: boolean;
-}
+/** The S3 settings as the configuration reads them (STORAGE_DRIVER=s3 and its S3_* variables). */
+export type S3Options = Omit<Extract<AppConfig['storage'], { driver: 's3' }>, 'driver'>;
 
 /** Any S3-compatible object store (AWS S3, MinIO, Ceph, R2...). Large files go up as multipart uploads. */
 export class S3BlobStore implements BlobStore {
