@@ -3,17 +3,11 @@
  * docs/development.md, between the marker comment and the end of the fenced block after it. A test fails when the
  * docs differ from what this writes.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { packageRoot } from '../platform/package-root';
 
-/** The checkout's root, from src/cli (tests) or dist/src/cli (the npm script). */
-function repositoryRoot(from: string): string {
-  if (existsSync(path.join(from, 'package.json'))) return from;
-  if (path.dirname(from) === from) throw new Error(`no package.json above ${__dirname}`);
-  return repositoryRoot(path.dirname(from));
-}
-
-const ROOT = repositoryRoot(__dirname);
+const ROOT = packageRoot(__dirname);
 export const MODULE_MAP_FILE = path.join(ROOT, 'src/module-map.json');
 export const DEVELOPMENT_DOC = path.join(ROOT, 'docs/development.md');
 const MARKER = '<!-- module-map: written by `npm run docs:map` from src/module-map.json; do not edit by hand -->';

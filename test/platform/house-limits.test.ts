@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../helpers/source-files';
 
 /**
  * The house's size limits (docs/development.md): no source file in src/ over 400 lines, and no function over 80
@@ -10,14 +11,6 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(__dirname, '../../src');
 const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 80;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return /\.(ts|js|mjs)$/.test(entry.name) ? [full] : [];
-  });
-}
 
 type FunctionNode = ts.FunctionLikeDeclaration;
 

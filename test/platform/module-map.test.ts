@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../helpers/source-files';
 import { DEVELOPMENT_DOC, readModuleMap, withModuleMap } from '../../src/cli/emit-module-map';
 
 /**
@@ -12,14 +13,6 @@ import { DEVELOPMENT_DOC, readModuleMap, withModuleMap } from '../../src/cli/emi
  */
 const ROOT = path.resolve(__dirname, '../..');
 const MODULES = path.join(ROOT, 'src/modules');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return /\.(ts|js)$/.test(entry.name) ? [full] : [];
-  });
-}
 
 /** Every module another module's code imports (static, dynamic and re-exports), by the importing module. */
 function arrowsInCode(): Record<string, Set<string>> {
