@@ -2,8 +2,8 @@
 // its answer after the signer comes back.
 
 import { ApiError, getJson, postJson, sentence } from '../api.js';
-import { actionError, announce, busy, field, formatTime, h } from '../dom.js';
-import { report, requireConsent } from './feedback.js';
+import { announce, busy, field, formatTime, h } from '../dom.js';
+import { consentForm, report } from './feedback.js';
 
 /** Where /sign/return finds this page again after the ESP: this tab's sessionStorage (the token stays out of URLs). */
 export const RETURN_PATH_KEY = 'esign.signerPath';
@@ -94,15 +94,9 @@ function espStartStep(ctx, view, transaction, { restart = false } = {}) {
     { type: 'submit', class: 'button button--primary' },
     cancelled ? 'Start again' : again ? 'Try again' : 'Continue to Aadhaar eSign',
   );
-  const error = actionError();
-  const form = h('form', { class: 'stack', novalidate: true }, consent.wrapper, submit, error.el);
-
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    error.clear();
-    if (!requireConsent(consent)) return;
-    busy(submit, 'Opening Aadhaar eSign…', () => startAtEsp(ctx, { consent, submit, error, restart }));
-  });
+  const form = consentForm(consent, submit, (error) =>
+    busy(submit, 'Opening Aadhaar eSign…', () => startAtEsp(ctx, { consent, submit, error, restart })),
+  );
   return h('div', { class: 'step', dataset: { step: 'sign', esp: status ?? 'none' } }, heading, outcome, intro, form);
 }
 

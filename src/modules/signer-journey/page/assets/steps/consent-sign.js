@@ -1,8 +1,8 @@
 // The signature of the suresign and pfx kinds: consent, then one request.
 
 import { ApiError, postJson } from '../api.js';
-import { actionError, busy, h } from '../dom.js';
-import { consentField, report, requireConsent } from './feedback.js';
+import { busy, h } from '../dom.js';
+import { consentField, consentForm, report } from './feedback.js';
 
 /** suresign and pfx: consent, then one request. */
 export function consentSignStep(ctx, view) {
@@ -13,12 +13,7 @@ export function consentSignStep(ctx, view) {
       : 'Your electronic signature is applied with a document-signing certificate; your name and the time are recorded in the signature.';
   const consent = consentField('I have read the document and I agree to sign it electronically.');
   const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign the document');
-  const error = actionError();
-  const form = h('form', { class: 'stack', novalidate: true }, consent.wrapper, submit, error.el);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    error.clear();
-    if (!requireConsent(consent)) return;
+  const form = consentForm(consent, submit, (error) =>
     busy(submit, 'Signing…', async () => {
       try {
         ctx.signed(await postJson('/sign', { consent: true }));
@@ -27,7 +22,7 @@ export function consentSignStep(ctx, view) {
         if (failure instanceof ApiError && failure.problemFor('consent')) report(failure, consent, consent.input);
         else report(failure, error, submit);
       }
-    });
-  });
+    }),
+  );
   return h('div', { class: 'step', dataset: { step: 'sign' } }, heading, h('p', {}, how), form);
 }

@@ -2,7 +2,7 @@
 // both kinds of signature require before anything is sent.
 
 import { describeError } from '../api.js';
-import { announce, clearFieldError, field, showFieldError } from '../dom.js';
+import { actionError, announce, clearFieldError, field, h, showFieldError } from '../dom.js';
 
 /** Shows an API error next to `target` (a field or an action slot), announces it, and focuses the control. */
 export function report(error, target, focusEl, { except = [] } = {}) {
@@ -27,4 +27,20 @@ export function requireConsent(consent) {
   announce(CONSENT_REQUIRED, { assertive: true });
   consent.input.focus();
   return false;
+}
+
+/**
+ * The consent box, the button and the action's error slot in one form: a submit without consent is refused in
+ * place; with it, `onConsented(error)` runs (`error` is the form's slot for what the request answers).
+ */
+export function consentForm(consent, submit, onConsented) {
+  const error = actionError();
+  const form = h('form', { class: 'stack', novalidate: true }, consent.wrapper, submit, error.el);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.clear();
+    if (!requireConsent(consent)) return;
+    onConsented(error);
+  });
+  return form;
 }
