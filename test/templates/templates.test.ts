@@ -16,6 +16,22 @@ import { MINIMAL_PDF } from '../helpers/fixtures';
 
 /** Template reads and writes: templates/save, update, details, list, delete, over REST and GraphQL. */
 
+/** What a signature or image element answers for the rules only fields have. */
+const NO_FIELD_RULES = {
+  required: null,
+  read_only: null,
+  label: null,
+  min_length: null,
+  max_length: null,
+  pattern: null,
+  min: null,
+  max: null,
+  options: null,
+  multiline: null,
+  every_page: null,
+  filled_at: null,
+};
+
 const TEMPLATE_KEYS = ['client_id', 'created_at', 'file_id', 'folder', 'name', 'signers', 'updated_at', 'version'];
 const TEMPLATE_SIGNER_KEYS = [
   'accept_virtual_sign',
@@ -191,6 +207,7 @@ describe('templates', () => {
           font_size: 10,
           format: null,
           value: null,
+          ...NO_FIELD_RULES,
         },
         {
           field_id: expect.stringMatching(/^field_/),
@@ -205,6 +222,7 @@ describe('templates', () => {
           font_size: 10,
           format: null,
           value: assetId,
+          ...NO_FIELD_RULES,
         },
         {
           field_id: expect.stringMatching(/^field_/),
@@ -219,6 +237,7 @@ describe('templates', () => {
           font_size: 12,
           format: 'dd/mm/yyyy',
           value: null,
+          ...NO_FIELD_RULES,
         },
       ]);
       expect(witness).toEqual({ ...NO_DEFAULTS, elements: [expect.objectContaining({ page: 1, type: 'signature' })] });
@@ -271,7 +290,7 @@ describe('templates', () => {
       ['a negative page', { signers: [{ elements: [signatureAt(-1)] }] }, 'signers[0].elements[0].page'],
       [
         'an unknown element type',
-        { signers: [{ elements: [signatureAt(), { ...signatureAt(), type: 'text' }] }] },
+        { signers: [{ elements: [signatureAt(), { ...signatureAt(), type: 'hologram' }] }] },
         'signers[0].elements[1].type',
       ],
       [

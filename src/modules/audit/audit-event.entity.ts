@@ -12,6 +12,7 @@ export type AuditEventKind =
   | 'location_recorded'
   | 'location_refused'
   | 'face_attempt'
+  | 'fields_filled'
   | 'signed'
   | 'signer_failed'
   | 'session_completed'

@@ -14,3 +14,14 @@ export { publishSignerChange, recordSessionWebhook } from './session-events';
 export { positionsOf } from './api/signer.types';
 export { recordSignature } from './completion/record-signature';
 export { completeDocument, type CompletedDocument } from './completion/completion-certificate';
+export {
+  assetIdsOf,
+  formFieldLayouts,
+  lockedFieldNames,
+  pageImageElements,
+  signatureElements,
+  signerFills,
+} from './elements/pdf-layout';
+export { assertFieldsComplete, fillServiceValues, fillSignerValues, keepValues } from './elements/fill-values';
+export { signerForm } from './elements/signer-form';
+export { kindOf } from './elements/registry';

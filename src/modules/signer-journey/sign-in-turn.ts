@@ -3,8 +3,10 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import {
+  assertFieldsComplete,
   completeDocument,
   EsignSession,
+  fillServiceValues,
   lockTurn,
   signerByToken,
   recordSignature,
@@ -21,7 +23,7 @@ import {
   type SignatureAppearance,
 } from '../signing';
 import { assertChecksPassed } from './checks/checks';
-import { ensurePrepared, fieldNameOf } from './prepare-document';
+import { ensurePrepared, fieldNameOf, fillsOf } from './prepare-document';
 import { platformOrPfx } from './signing-material';
 
 /**
@@ -55,13 +57,14 @@ export async function signAsSigner(
   return em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertChecksPassed(signer);
+    assertFieldsComplete(signer);
     const material = early ?? (await platformOrPfx(services, tx, signer));
     const working = await ensurePrepared(services, tx, session);
     const time = new Date();
-    // The update is built from the parsed document in the worker pool; the key signs here.
+    // The update is built from the parsed document in the worker pool (the signer's values with it); the key signs here.
     const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
       pdf: working,
-      appearance: signerAppearance(signer, time),
+      appearance: signerAppearance(signer, time, await fillsOf(services, tx, session, signer, time)),
     });
     const { updated, contentsAt, contentsEnd } = update;
     const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
@@ -105,9 +108,10 @@ export async function revocationBeforeCompletion(
   return prefetchRevocation(services, em, { pdf, certificatesPem: adding.certificatesPem, cms: adding.cms });
 }
 
-/** What a signer's signature shows in its widgets, and names in its dictionary. */
-export function signerAppearance(signer: Signer, time: Date): SignatureAppearance {
+/** What a signer's signature shows in its widgets, names in its dictionary, and writes into the signer's fields. */
+export function signerAppearance(signer: Signer, time: Date, fills: SignatureAppearance['fills']): SignatureAppearance {
   return {
+    fills,
     fieldName: fieldNameOf(signer),
     signerName: signer.fullName,
     reason: signer.reason,
@@ -140,6 +144,8 @@ export async function recordSignedRevision(
   },
 ): Promise<EsignSession> {
   const { session, signer, time, origin } = input;
+  // The values the service filled in the signature's update (date_signed), kept with what the signer filled.
+  fillServiceValues(signer, time);
   recordAudit(tx, {
     session,
     signer,

@@ -11,6 +11,7 @@ import { requestOrigin } from '../audit';
 import { signerByToken } from '../esign/signer-side';
 import { startAadhaarEsign } from './aadhaar/aadhaar-signing';
 import { declineAsSigner } from './decline';
+import { FIELD_IMAGE_MAX_BYTES, fillFields, fillImageField } from './fill-fields';
 import { delegateAsSigner } from './delegate';
 import { recordSignerLocation } from './checks/location-check';
 import { checkFace, FACE_PHOTO_MAX_BYTES } from './checks/face-check';
@@ -35,6 +36,7 @@ export function createSignerApi(services: AppServices): express.Router {
   const handle = signerHandler(services);
   readRoutes(services, router, handle);
   checkRoutes(services, router, handle, json);
+  fieldRoutes(services, router, handle);
   signingRoutes(services, router, handle, json);
   return router;
 }
@@ -113,6 +115,28 @@ function checkRoutes(services: AppServices, router: express.Router, handle: Hand
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       const photo = Buffer.isBuffer(req.body) ? req.body : undefined;
       sendSuccess(res, await checkFace(services, em, token, { type, bytes: photo }, requestOrigin(req)));
+    }),
+  );
+}
+
+/** The signer's fields: values (a multi-line text may be long: its own body limit), and images (a company seal). */
+function fieldRoutes(services: AppServices, router: express.Router, handle: Handle): void {
+  router.post(
+    '/fields',
+    express.json({ limit: '1mb' }),
+    handle(async (req, res, em, token) => {
+      await fillFields(em, token, bodyOf(req), requestOrigin(req));
+      sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
+    }),
+  );
+  router.post(
+    '/fields/:fieldId/image',
+    express.raw({ type: () => true, limit: FIELD_IMAGE_MAX_BYTES }),
+    handle(async (req, res, em, token) => {
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const bytes = Buffer.isBuffer(req.body) ? req.body : undefined;
+      await fillImageField(services, em, token, { fieldId: String(req.params.fieldId), type, bytes }, requestOrigin(req));
+      sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),
   );
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EsignSession, isSignersTurn, positionsOf, Signer } from '../esign/signer-side';
+import { EsignSession, isSignersTurn, positionsOf, Signer, signatureElements, signerForm } from '../esign/signer-side';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
 import { isSignerCancellation } from '../signing';
@@ -65,15 +65,15 @@ export async function signerView(em: EntityManager, signer: Signer) {
       esp_transaction: signer.signType === 'aadhaar' ? await latestEspTransaction(em, signer.id) : null,
       positions: positionsOf(signer.elements, session.stampPageCount),
       // Where this signer's signature goes, on the pages of the current document (stamp pages come first).
-      fields: signer.elements
-        .filter((element) => element.type === 'signature')
-        .map((element) => ({
-          page: element.page + session.stampPageCount,
-          x: element.x,
-          y: element.y,
-          width: element.width,
-          height: element.height,
-        })),
+      fields: signatureElements(signer.elements).map((element) => ({
+        page: element.page + session.stampPageCount,
+        x: element.x,
+        y: element.y,
+        width: element.width,
+        height: element.height,
+      })),
+      // The fields this signer fills (or sees filled), with their rules and boxes.
+      form: signerForm(signer, session.stampPageCount),
     },
     // A parallel session has no one turn: every pending signer may sign.
     whose_turn:

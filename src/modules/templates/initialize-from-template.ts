@@ -3,7 +3,10 @@ import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import {
   type EsignSession,
+  assetOf,
   createSession,
+  kindOf,
+  valueProblem,
   planSession,
   type ElementInput,
   type SessionRequest,
@@ -107,10 +110,24 @@ function mergeSigner(
       problems.invalidField(`${field}.element_values.${fieldId}`, 'not a field_id of this template signer');
     else if (typeof value !== 'string') problems.invalidField(`${field}.element_values.${fieldId}`, 'must be a string');
   }
+  for (const element of blueprint.elements) {
+    const given = values[element.field_id];
+    if (typeof given !== 'string') continue;
+    // Rule 4: the value only; each kind's rules hold for it as for a value given at initialize-esign.
+    const kind = kindOf(element);
+    const problem =
+      kind.source === 'service'
+        ? `a ${kind.type} element is filled by the service when its signer signs`
+        : kind.widget && !kind.assetValue
+          ? valueProblem(element, given.trim())
+          : null;
+    if (problem) problems.invalidField(`${field}.element_values.${element.field_id}`, problem);
+  }
   const elements = blueprint.elements.map((element): ElementInput & { field_id: string } => {
     const given = values[element.field_id];
     let value = typeof given === 'string' ? given : element.value;
-    if (element.type === 'signature' && value?.startsWith('file_') && !element.allow_wet_signature) value = null;
+    // Rule 5: a signature's wet-signature image survives only with allow_wet_signature.
+    if (kindOf(element).source === 'signature' && assetOf({ ...element, value }) && !element.allow_wet_signature) value = null;
     return { ...element, value };
   });
 

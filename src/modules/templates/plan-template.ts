@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
-import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation, planElements, type StoredElement } from '../esign';
+import { AUTH_MODES, LIMITS, SIGN_TYPES, assetOf, checkLocation, planElements, type StoredElement } from '../esign';
 import { Problems, isAbsent, oneOf, text, wholeNumber } from '../../platform/validation/problems';
 import { StoredFile } from '../files';
 import type { Actor } from '../../platform/auth/actor';
@@ -39,15 +39,13 @@ export async function planBlueprints(
   );
 
   // As in initialize-esign: an image's value, and any file_... value, must be one of the caller's assets.
-  const isAssetReference = (element: StoredElement) => element.type === 'image' || !!element.value?.startsWith('file_');
-  const assetIds = new Set(
-    blueprints.flatMap((b) => b.elements.filter((e) => e.value && isAssetReference(e)).map((e) => e.value!)),
-  );
+  const assetIds = new Set(blueprints.flatMap((b) => b.elements.flatMap((e) => assetOf(e) ?? [])));
   if (assetIds.size > 0) {
     const owned = new Set((await em.find(StoredFile, { id: [...assetIds], user: actor.userId, kind: 'asset' })).map((f) => f.id));
     blueprints.forEach((blueprint, index) =>
       blueprint.elements.forEach((element, elementIndex) => {
-        if (element.value && isAssetReference(element) && !owned.has(element.value)) {
+        const asset = assetOf(element);
+        if (asset && !owned.has(asset)) {
           problems.invalidField(
             `signers[${index}].elements[${elementIndex}].value`,
             'must be the client_id of one of your uploaded assets',
@@ -100,6 +98,6 @@ function planBlueprint(problems: Problems, field: string, input: TemplateSignerI
     longitude: input.longitude ?? null,
     radius: input.radius ?? null,
     // A template signer always places a signature; image values may come at runtime (element_values).
-    elements: planElements(problems, field, input.elements, { requireSignature: true, requireImageValue: false }),
+    elements: planElements(problems, field, input.elements, { requireSignature: true, requireValues: false }),
   };
 }

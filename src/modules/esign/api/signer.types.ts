@@ -6,6 +6,7 @@ import type { EsignSessionType } from './session.types';
 import type { SigningOrder } from '../esign-session.entity';
 import type { StoredElement } from '../signers/signer-state';
 import { isSignersTurn } from '../signers/signer-turn';
+import { signatureElements } from '../elements/pdf-layout';
 import { LIMITS } from '../session/validation';
 
 /** A signer as the owner reads them: their options, placed elements, checks and outcome. */
@@ -27,7 +28,7 @@ export class ElementType {
   @Field(() => Int, { description: 'Zero-based page of the uploaded PDF.' })
   page!: number;
 
-  @Field({ description: '`signature` or `image`.' })
+  @Field({ description: 'Its kind: `signature`, `image`, or a field (docs/api.md, Element kinds).' })
   type!: string;
 
   @Field({ description: '`left`, `center` or `right`.' })
@@ -48,8 +49,48 @@ export class ElementType {
   @Field(() => String, { nullable: true })
   format!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "The asset of an `image` or `seal`; a field's prefill, then what its signer filled.",
+  })
   value!: string | null;
+
+  // The rules of fields (added by this service); null on `signature` and `image` elements.
+  @Field(() => Boolean, { nullable: true })
+  required?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  read_only?: boolean | null;
+
+  @Field(() => String, { nullable: true })
+  label?: string | null;
+
+  @Field(() => Int, { nullable: true })
+  min_length?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  max_length?: number | null;
+
+  @Field(() => String, { nullable: true })
+  pattern?: string | null;
+
+  @Field(() => Float, { nullable: true })
+  min?: number | null;
+
+  @Field(() => Float, { nullable: true })
+  max?: number | null;
+
+  @Field(() => [String], { nullable: true })
+  options?: string[] | null;
+
+  @Field(() => Boolean, { nullable: true })
+  multiline?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  every_page?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'When the value was filled (ISO 8601), by its signer or the service.' })
+  filled_at?: string | null;
 }
 
 @ObjectType('NameMatch', { simpleResolvers: true })
@@ -276,8 +317,7 @@ export class SignerType {
 /** Where each signature appearance lands in the current PDF (stamp pages shift every page). */
 export function positionsOf(elements: StoredElement[], stampPageCount: number): Record<string, { x: number; y: number }[]> {
   const positions: Record<string, { x: number; y: number }[]> = {};
-  for (const element of elements) {
-    if (element.type !== 'signature') continue;
+  for (const element of signatureElements(elements)) {
     (positions[String(element.page + stampPageCount)] ??= []).push({ x: element.x, y: element.y });
   }
   return positions;

@@ -2,6 +2,7 @@ import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { certificationRefusal, type DocMdpPermissions } from '../../signing';
 import type { SessionPlan } from './plan-session';
+import { drawsOnPage } from '../elements/pdf-layout';
 
 /**
  * Refuses a session whose changes the document's certification (DocMDP) forbids: `422 document_certified`. A
@@ -15,8 +16,9 @@ export async function refuseForbiddenByCertification(services: AppServices, plan
   if (!bytes.includes('ByteRange', 0, 'latin1') && !bytes.includes('DocMDP', 0, 'latin1')) return bytes;
   const certification = await services.untrusted.run<{ permissions: DocMdpPermissions } | null>('readCertificationTask', bytes);
   if (!certification) return bytes;
+  // Owner images are drawn into page content; form fields and signatures are annotations a certification may allow.
   const images = plan.signers.flatMap((signer, index) =>
-    signer.elements.flatMap((element, at) => (element.type === 'image' ? [`signers[${index}].elements[${at}]`] : [])),
+    signer.elements.flatMap((element, at) => (drawsOnPage(element) ? [`signers[${index}].elements[${at}]`] : [])),
   );
   const problem = certificationRefusal(certification.permissions, {
     addsPages: plan.stamp !== null,

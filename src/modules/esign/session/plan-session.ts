@@ -6,7 +6,9 @@ import { SIGNING_ORDERS, type EmailTemplateOverrides, type SignType, type Signin
 import { planStamp, type StampPlan } from '../../stamps';
 import type { SessionRequest, SignerInput } from './session.inputs';
 import { planContact } from '../signers/contact';
-import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation, planElements } from './validation';
+import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation } from './validation';
+import { planElements } from '../elements/plan-element';
+import { assetOf } from '../elements/values';
 import {
   Problems,
   absoluteHttpUrl,
@@ -86,7 +88,7 @@ function planSigner(
   const faceMatch = planFaceMatch(problems, field, input);
 
   // No elements: an invisible signature.
-  const elements = planElements(problems, field, input.elements, { requireSignature: false, requireImageValue: true });
+  const elements = planElements(problems, field, input.elements, { requireSignature: false, requireValues: true });
 
   const { signType } = method;
   if (!fullName || !signType) return undefined;
@@ -286,7 +288,7 @@ async function checkReferences(
   const referenced = new Set<string>([fileId]);
   signers.forEach((signer) => {
     if (signer?.faceMatch.ref_file_id) referenced.add(signer.faceMatch.ref_file_id);
-    signer?.elements.forEach((element) => element.value?.startsWith('file_') && referenced.add(element.value));
+    for (const asset of signer?.elements.map(assetOf) ?? []) if (asset) referenced.add(asset);
   });
   const files = new Map(
     (await em.find(StoredFile, { id: [...referenced], user: actor.userId })).map((file) => [file.id, file] as const),
@@ -307,8 +309,8 @@ async function checkReferences(
       if (file?.pageCount !== undefined && element.page >= file.pageCount) {
         problems.invalidField(`${at}.page`, `the PDF has ${file.pageCount} page(s): pages are 0 to ${file.pageCount - 1}`);
       }
-      const isAssetReference = element.type === 'image' || element.value?.startsWith('file_');
-      if (isAssetReference && element.value && files.get(element.value)?.kind !== 'asset') {
+      const asset = assetOf(element);
+      if (asset && files.get(asset)?.kind !== 'asset') {
         problems.invalidField(`${at}.value`, 'must be the client_id of one of your uploaded assets');
       }
     });

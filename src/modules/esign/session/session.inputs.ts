@@ -16,7 +16,11 @@ export class ElementInput {
   @Field(() => Int, { nullable: true, description: 'Zero-based page of the uploaded PDF.' })
   page?: number | null;
 
-  @Field(() => String, { nullable: true, description: '`signature` or `image`.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      '`signature`, `image`, `initials`, `text`, `number`, `date`, `checkbox`, `radio`, `dropdown`, `name`, `email`, `date_signed` or `seal`.',
+  })
   type?: string | null;
 
   @Field(() => String, { nullable: true, description: '`left`, `center` or `right`.' })
@@ -37,8 +41,54 @@ export class ElementInput {
   @Field(() => String, { nullable: true })
   format?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'For `image` elements: the client_id of an uploaded asset.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'A prefilled value: for `image` and `seal` the client_id of an uploaded asset; for fields the signer fills, what the page offers (the value itself when `read_only`).',
+  })
   value?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Fields: the signer must fill it (default true; checkbox: must tick it, default false).',
+  })
+  required?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "Fields: the owner's `value` is final; the signer sees it and cannot change it.",
+  })
+  read_only?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'Fields: what the signing page calls it (at most 200 characters).' })
+  label?: string | null;
+
+  @Field(() => Int, { nullable: true, description: '`text`, `name`, `initials`: the fewest characters.' })
+  min_length?: number | null;
+
+  @Field(() => Int, { nullable: true, description: '`text`, `name`, `initials`: the most characters.' })
+  max_length?: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: '`text`, `name`, `initials`: a regular expression (RE2 syntax) the whole value must match.',
+  })
+  pattern?: string | null;
+
+  @Field(() => Float, { nullable: true, description: '`number`: the smallest value.' })
+  min?: number | null;
+
+  @Field(() => Float, { nullable: true, description: '`number`: the largest value.' })
+  max?: number | null;
+
+  @Field(() => [String], { nullable: true, description: '`radio` and `dropdown`: the choices, in order.' })
+  options?: string[] | null;
+
+  @Field(() => Boolean, { nullable: true, description: '`text`: several lines, wrapped to the box.' })
+  multiline?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: '`initials`: at the same place on every page of the uploaded document.' })
+  every_page?: boolean | null;
 }
 
 @InputType('NotificationInput')

@@ -5,7 +5,14 @@ import type { EspConfig } from '../../../config';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { isSignersTurn, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../../esign/signer-side';
+import {
+  assertFieldsComplete,
+  isSignersTurn,
+  lockSessionOfSigner,
+  lockTurn,
+  Signer,
+  signerByToken,
+} from '../../esign/signer-side';
 import {
   buildEspRequest,
   checkReturnedSignature,
@@ -26,7 +33,7 @@ import { handOverThroughServer, type EspStart } from './esp-handoff';
 import { discardPrepared, expire, failTransaction, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
 import { EspTransaction } from './esp-transaction.entity';
 import { SIGNER_RETURN_PATH } from '../page/signer-page';
-import { ensurePrepared } from '../prepare-document';
+import { ensurePrepared, fillsOf } from '../prepare-document';
 import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion, signerAppearance } from '../sign-in-turn';
 
 /** Where ESPs send responses (`responseUrl`), under PUBLIC_URL; signers come back to SIGNER_RETURN_PATH. */
@@ -58,6 +65,7 @@ export async function startAadhaarEsign(
     const { session, signer } = await lockTurn(tx, found);
     if (signer.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
     assertChecksPassed(signer);
+    assertFieldsComplete(signer);
     const esp = espConfig(services, session.backend);
     if (!esp) throw new AppError('conflict', { message: `signing backend ${session.backend} is not available` });
 
@@ -148,7 +156,7 @@ async function prepareSignature(
   const working = await ensurePrepared(services, tx, session);
   const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
     pdf: working,
-    appearance: signerAppearance(signer, now),
+    appearance: signerAppearance(signer, now, await fillsOf(services, tx, session, signer, now)),
   });
   const { updated, contentsAt, contentsEnd } = update;
   const inputHash = createHash('sha256')

@@ -28,6 +28,8 @@ export interface SignatureAppearance {
   time: Date;
   /** Lines drawn in each visible widget, top to bottom. */
   appearanceLines: string[];
+  /** Values written into the signer's form fields in the same update (form-fields.ts). */
+  fills?: { name: string; value: string; image?: { bytes: Uint8Array; mime: 'image/png' | 'image/jpeg' } }[];
 }
 
 export interface SignatureDetails extends SignatureAppearance {

@@ -1,0 +1,91 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, findAppError } from '../../platform/errors';
+import type { AppServices } from '../../platform/services';
+import { recordAudit, type RequestOrigin } from '../audit';
+import { fillSignerValues, keepValues, kindOf, lockTurn, signerByToken, type Signer } from '../esign/signer-side';
+import { storeBytes, type ImageFacts } from '../files';
+import { assertChecksPassed } from './checks/checks';
+
+/** The largest image a signer may apply to a field (a company seal). */
+export const FIELD_IMAGE_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The signer whose turn it is fills their fields (`values`: field_id to value) once their checks have passed. The
+ * rules are the element's (the page checks the same first); the values are kept, all or none, until the signature
+ * writes them into the PDF in the signer's own update.
+ */
+export async function fillFields(
+  em: EntityManager,
+  token: string | null,
+  input: { values?: unknown },
+  origin: RequestOrigin,
+): Promise<void> {
+  const found = await signerByToken(em, token);
+  await em.transactional(async (tx) => {
+    const { session, signer } = await lockTurn(tx, found);
+    assertChecksPassed(signer);
+    fillSignerValues(signer, input.values, new Date());
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'fields_filled',
+      origin,
+      details: { field_ids: Object.keys(input.values as object) },
+    });
+  });
+}
+
+/**
+ * An image field (a company seal) the signer applies: a JPEG or PNG read in the worker pool, kept as an asset of the
+ * session's owner, and made the field's value.
+ */
+export async function fillImageField(
+  services: AppServices,
+  em: EntityManager,
+  token: string | null,
+  upload: { fieldId: string; type: string; bytes: Buffer | undefined },
+  origin: RequestOrigin,
+): Promise<void> {
+  const found = await signerByToken(em, token);
+  const field = `values.${upload.fieldId}`;
+  const element = found.elements.find((candidate) => candidate.field_id === upload.fieldId);
+  if (!element || !kindOf(element).assetValue || element.read_only)
+    throw AppError.badRequest([{ field, problem: 'not an image field this signer fills' }]);
+  const facts = await readImage(services, field, upload);
+  await em.transactional(async (tx) => {
+    const { session, signer } = await lockTurn(tx, found);
+    assertChecksPassed(signer);
+    const stored = await storeBytes(
+      services.blobs,
+      tx,
+      {
+        ownerId: session.user.id,
+        kind: 'asset',
+        name: `${upload.fieldId}-${signer.id}.${facts.mime === 'image/png' ? 'png' : 'jpg'}`,
+        mime: facts.mime,
+        widthPx: facts.width,
+        heightPx: facts.height,
+      },
+      upload.bytes!,
+    );
+    keepValues(signer as Signer, new Map([[upload.fieldId, stored.id]]), new Date());
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'fields_filled',
+      origin,
+      details: { field_ids: [upload.fieldId], file_id: stored.id },
+    });
+  });
+}
+
+async function readImage(services: AppServices, field: string, upload: { type: string; bytes: Buffer | undefined }) {
+  if (upload.type !== 'image/jpeg' && upload.type !== 'image/png')
+    throw new AppError('unsupported_media_type', { errors: [{ field, problem: 'send the image as image/jpeg or image/png' }] });
+  if (!upload.bytes || upload.bytes.length === 0) throw AppError.missingFields([field]);
+  return services.untrusted.run<ImageFacts>('inspectImageTask', upload.bytes).catch((error: unknown) => {
+    const code = findAppError(error)?.code;
+    if (code === 'service_unavailable' || code === 'unprocessable_content') throw error;
+    throw AppError.badRequest([{ field, problem: 'a JPEG or PNG image' }]);
+  });
+}
