@@ -1,5 +1,5 @@
 import type { Problems } from '../../../platform/validation/problems';
-import type { StoredElement } from '../signers/signer-state';
+import type { StoredElement } from './stored-element';
 
 /**
  * What one kind of element is, declared once (one file per kind in this folder, gathered in registry.ts): its input

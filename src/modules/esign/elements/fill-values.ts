@@ -1,7 +1,7 @@
 import { AppError } from '../../../platform/errors';
 import { Problems } from '../../../platform/validation/problems';
 import type { Signer } from '../esign-session.entity';
-import type { StoredElement } from '../signers/signer-state';
+import type { StoredElement } from './stored-element';
 import { kindOf } from './registry';
 import { VALUE_MAX_CHARACTERS } from './text-rules';
 import { signerFilled, valueProblem } from './values';

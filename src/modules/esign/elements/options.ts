@@ -1,5 +1,5 @@
 import type { Problems } from '../../../platform/validation/problems';
-import type { StoredElement } from '../signers/signer-state';
+import type { StoredElement } from './stored-element';
 import type { ElementRuleInput, ElementRules } from './element-kind';
 
 const OPTION_MAX_CHARACTERS = 100;

@@ -17,7 +17,7 @@ interface FormFill {
   value: string;
   image?: ImageBytes;
 }
-import type { StoredElement } from '../signers/signer-state';
+import type { StoredElement } from './stored-element';
 import { kindOf } from './registry';
 
 /**

@@ -1,6 +1,6 @@
 import { newId } from '../../../platform/ids';
 import { isAbsent, oneOf, text, type Problems } from '../../../platform/validation/problems';
-import type { StoredElement } from '../signers/signer-state';
+import type { StoredElement } from './stored-element';
 import type { ElementRuleInput, ElementRules } from './element-kind';
 import { ELEMENT_TYPES, kindOf } from './registry';
 import { VALUE_MAX_CHARACTERS } from './text-rules';

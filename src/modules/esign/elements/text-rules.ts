@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js';
 import { text, type Problems } from '../../../platform/validation/problems';
-import type { StoredElement } from '../signers/signer-state';
+import type { StoredElement } from './stored-element';
 import { boundedWhole, characterCount, type ElementRuleInput, type ElementRules } from './element-kind';
 
 /** The longest value any element keeps (a multi-line text's paragraphs). */

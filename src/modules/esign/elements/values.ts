@@ -1,4 +1,4 @@
-import type { StoredElement } from '../signers/signer-state';
+import type { StoredElement } from './stored-element';
 import { kindOf } from './registry';
 
 /**
