@@ -236,4 +236,72 @@ describe('element kinds', () => {
       expect(missing).not.toContain(`values.${id('Amount in words')}`);
     });
   });
+
+  describe('templates', () => {
+    async function saveTemplate(elements: Record<string, unknown>[]) {
+      const response = await rest<any>(app, 'POST', '/templates/save', {
+        token: owner.token,
+        json: { name: 'Loan', file_id: fileId, signers: [{ elements }] },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data;
+    }
+    const fromTemplate = (templateId: string, signer: Record<string, unknown>) =>
+      rest<any>(app, 'POST', '/esign/initialize-from-template', {
+        token: owner.token,
+        json: {
+          template_id: templateId,
+          sign_type: 'suresign',
+          signers: [{ full_name: 'Asha Rao', email: 'asha@example.com', reason: 'Borrower', ...signer }],
+        },
+      });
+
+    it('keeps every kind and its rules, leaves a read-only value to element_values, and checks those values by kind', async () => {
+      // A read-only field may be saved without its value: initialize-from-template gives it.
+      const template = await saveTemplate([
+        ...fieldsOfEveryKind(assetId).filter((element) => element.label !== 'Loan number'),
+        { x: 72, y: 470, page: 0, alignment: 'left', type: 'text', label: 'Loan number', read_only: true },
+      ]);
+      const saved = template.signers[0].elements as any[];
+      const field = (label: string) => saved.find((element) => element.label === label || element.type === label);
+      expect(field('Repayment')).toMatchObject({
+        type: 'radio',
+        options: ['Monthly', 'Quarterly'],
+        field_id: expect.stringMatching(/^field_/),
+      });
+      expect(field('PAN')).toMatchObject({ pattern: '[A-Z]{5}[0-9]{4}[A-Z]', max_length: 10 });
+      expect(field('Loan number')).toMatchObject({ read_only: true, value: null });
+
+      const refused = await fromTemplate(template.client_id, {
+        element_values: {
+          [field('Amount').field_id]: 'lots',
+          [field('Branch').field_id]: 'Delhi',
+          [field('date_signed').field_id]: 'now',
+        },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors!.map((error: any) => error.field).sort()).toEqual(
+        ['Amount', 'Branch', 'date_signed'].map((label) => `signers[0].element_values.${field(label).field_id}`).sort(),
+      );
+
+      const started = await fromTemplate(template.client_id, {
+        element_values: { [field('Loan number').field_id]: 'LN-7', [field('Amount').field_id]: '250000' },
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const elements = started.body.data.signers[0].elements as any[];
+      const made = (label: string) => elements.find((element) => element.label === label);
+      expect(made('Loan number')).toMatchObject({ field_id: field('Loan number').field_id, value: 'LN-7', read_only: true });
+      expect(made('Amount')).toMatchObject({ value: '250000', min: 1000, max: 500000, filled_at: null });
+    });
+
+    it('a read-only field still without a value at initialize-from-template is refused', async () => {
+      const template = await saveTemplate([
+        signatureAt(),
+        { x: 72, y: 40, page: 0, alignment: 'left', type: 'text', read_only: true },
+      ]);
+      const response = await fromTemplate(template.client_id, {});
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([{ field: 'signers[0].elements[1].value', problem: 'required' }]);
+    });
+  });
 });
