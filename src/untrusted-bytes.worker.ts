@@ -10,6 +10,7 @@ import { inspectImage } from './modules/files/inspect-image';
 import { inspectPdf } from './modules/files/inspect-pdf';
 import { readCertification } from './modules/signing/pdf/certification';
 import { prefixStampPages } from './modules/signing/pdf/prefix-stamp-pages';
+import type { FormFieldLayout } from './modules/signing/pdf/form-fields';
 import { prepareForSigning, type ImagePlacement, type SignerLayout } from './modules/signing/pdf/prepare-for-signing';
 import { appendValidationData, type ValidationData } from './modules/signing/pdf/dss';
 import { buildAppendedPagesSignatureUpdate } from './modules/signing/pdf/append-signed-pages';
@@ -52,8 +53,9 @@ export const prefixStampPagesTask = workerTask((input: { document: Uint8Array; c
   prefixStampPages(input.document, input.certificates),
 );
 
-export const prepareForSigningTask = workerTask((input: { pdf: Uint8Array; signers: SignerLayout[]; images: ImagePlacement[] }) =>
-  prepareForSigning(input.pdf, input.signers, input.images),
+export const prepareForSigningTask = workerTask(
+  (input: { pdf: Uint8Array; signers: SignerLayout[]; images: ImagePlacement[]; formFields?: FormFieldLayout[] }) =>
+    prepareForSigning(input.pdf, input.signers, input.images, input.formFields),
 );
 
 export const buildSignatureUpdateTask = workerTask((input: { pdf: Uint8Array; appearance: SignatureAppearance }) =>

@@ -1,4 +1,4 @@
-import { PDFDict, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateIncrementally } from '../../src/modules/signing/pdf/incremental-update';
 import { verifyPdfSignatures } from '../../src/modules/signing/verify/verify-document';
@@ -57,7 +57,10 @@ describe.skipIf(!hasPdfsig || !hasQpdf || !hasPdftotext)('fields signers fill, i
   beforeAll(async () => {
     app = await startTestApp();
     owner = await app.createUser();
-    const fileId = await uploadPdf(app, owner.token);
+    // Blank pages: what pdftotext reads is the fields alone, in their order.
+    const blank = await PDFDocument.create();
+    for (let page = 0; page < 4; page++) blank.addPage([595, 842]);
+    const fileId = await uploadPdf(app, owner.token, Buffer.from(await blank.save()));
     const sealAsset = await uploadAsset(app, owner.token, makePng(60, 60));
     session = await createSession(
       app,

@@ -44,6 +44,7 @@ export {
 } from './ltv/long-term-validation';
 export { nameMatchScore } from './name-match';
 export { certificationRefusal, type DocMdpPermissions } from './pdf/certification';
+export type { FormFieldLayout, FormFill, FormImage, FormWidgetKind } from './pdf/form-fields';
 export type { ImagePlacement } from './pdf/prepare-for-signing';
 export { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
 export { platformSigningIdentity, signingIdentityFromPfx } from './platform-identity';

@@ -1,3 +1,4 @@
+import type { FormWidgetKind } from '../../signing';
 import type { Problems } from '../../../platform/validation/problems';
 import type { StoredElement } from './stored-element';
 
@@ -9,8 +10,8 @@ import type { StoredElement } from './stored-element';
 /** Who gives the value: the signature itself, the owner (an asset at planning), the signer on the page, the service. */
 export type ValueSource = 'signature' | 'owner' | 'signer' | 'service';
 
-/** The AcroForm field a filled element becomes (signing's FormWidgetKind). */
-export type WidgetKind = 'text' | 'checkbox' | 'radio' | 'choice' | 'image';
+/** The AcroForm field a filled element becomes. */
+export type WidgetKind = FormWidgetKind;
 
 /** The control the signing page shows for it (page/assets/fields/<input>.js draws it). */
 export type SignerInput = 'text' | 'textarea' | 'number' | 'date' | 'checkbox' | 'radio' | 'select' | 'email' | 'image';

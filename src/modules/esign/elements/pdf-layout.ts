@@ -1,22 +1,4 @@
-// Until signing exports them (the form-fields mechanics land with their own tests).
-type ImageBytes = { bytes: Uint8Array; mime: 'image/png' | 'image/jpeg' };
-interface FormFieldLayout {
-  name: string;
-  kind: 'text' | 'checkbox' | 'radio' | 'choice' | 'image';
-  boxes: PlacedBox[];
-  options?: string[];
-  multiline?: boolean;
-  fontSize: number;
-  alignment: 'left' | 'center' | 'right';
-  label?: string;
-  value?: string | null;
-  image?: ImageBytes | null;
-}
-interface FormFill {
-  name: string;
-  value: string;
-  image?: ImageBytes;
-}
+import type { FormFieldLayout, FormFill } from '../../signing';
 import type { StoredElement } from './stored-element';
 import { kindOf } from './registry';
 

@@ -1,14 +1,9 @@
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFPage } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
 import { updateIncrementally } from './incremental-update';
+import { addFormFields, fieldLock, type FormFieldLayout } from './form-fields';
+import { addAnnotation, pdfRect, type Box } from './page-boxes';
 
-/** A placed box, in the API's units: PDF points from the top-left of the page, y down. */
-export interface Box {
-  page: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type { Box } from './page-boxes';
 
 export interface SignatureBox extends Box {
   /** A wet-signature image drawn inside this placement's appearance when the signer signs. */
@@ -20,6 +15,8 @@ export interface SignerLayout {
   fieldName: string;
   /** Where the signature appearance goes; none: an invisible signature. */
   signatureBoxes: SignatureBox[];
+  /** The form fields this signer's signature locks (FieldMDP): the ones they fill, or see filled for them. */
+  lockedFields?: string[];
 }
 
 /** Annotation key naming the image XObject a placement's appearance shows (a second-class name). */
@@ -31,31 +28,27 @@ export interface ImagePlacement extends Box {
 }
 
 /**
- * The PDF rectangle `[llx, lly, urx, ury]` of a box given from the top-left of the page's visible area
- * (its crop box). Rotated pages are placed in their unrotated coordinates.
- */
-export function pdfRect(page: PDFPage, box: Box): [number, number, number, number] {
-  const crop = page.getCropBox();
-  const left = crop.x + box.x;
-  const top = crop.y + crop.height - box.y;
-  return [left, top - box.height, left + box.width, top];
-}
-
-/**
  * Prepares a document before its session's first signature, as one incremental update (the document's bytes stay
- * a prefix, so signatures it already carries stay valid): `image` elements are drawn, and every signer gets an
- * empty signature field with one widget per placement.
+ * a prefix, so signatures it already carries stay valid): `image` elements are drawn, the form fields signers fill
+ * are made (form-fields.ts), and every signer gets an empty signature field with one widget per placement, locking
+ * their form fields.
  */
 export async function prepareForSigning(
   pdf: Uint8Array,
   signers: SignerLayout[],
   images: ImagePlacement[] = [],
+  formFields: FormFieldLayout[] = [],
 ): Promise<Uint8Array> {
-  const { updated } = await updateIncrementally(pdf, (doc) => addFields(doc, signers, images));
+  const { updated } = await updateIncrementally(pdf, (doc) => addFields(doc, signers, images, formFields));
   return updated;
 }
 
-async function addFields(doc: PDFDocument, signers: SignerLayout[], images: ImagePlacement[]): Promise<void> {
+async function addFields(
+  doc: PDFDocument,
+  signers: SignerLayout[],
+  images: ImagePlacement[],
+  formFields: FormFieldLayout[],
+): Promise<void> {
   const pages = doc.getPages();
 
   for (const image of images) {
@@ -66,6 +59,7 @@ async function addFields(doc: PDFDocument, signers: SignerLayout[], images: Imag
   }
 
   const fields = signatureFieldList(doc);
+  await addFormFields(doc, doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict), fields, formFields);
   for (const signer of signers) await addSignatureField(doc, fields, signer);
 }
 
@@ -111,6 +105,8 @@ export async function addSignatureField(doc: PDFDocument, fields: PDFArray, sign
   );
   addAnnotation(page, fieldRef);
   fields.push(fieldRef);
+  if (signer.lockedFields?.length)
+    context.lookup(fieldRef, PDFDict).set(PDFName.of('Lock'), context.register(fieldLock(doc, signer.lockedFields)));
   if (first?.wetImage) await attachWetImage(doc, fieldRef, first.wetImage);
   // Further placements show the same appearance: stamp annotations named after the field, empty until signed.
   for (const [index, box] of more.entries()) {
@@ -138,10 +134,4 @@ async function attachWetImage(
 ): Promise<void> {
   const embedded = image.mime === 'image/png' ? await doc.embedPng(image.bytes) : await doc.embedJpg(image.bytes);
   doc.context.lookup(annotationRef, PDFDict).set(PDFName.of(WET_IMAGE_KEY), embedded.ref);
-}
-
-function addAnnotation(page: PDFPage, ref: PDFRef): void {
-  const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
-  if (annots) annots.push(ref);
-  else page.node.set(PDFName.of('Annots'), page.doc.context.obj([ref]));
 }

@@ -12,6 +12,7 @@ import {
 } from 'pdf-lib';
 import { printable, ScriptText } from '../../../platform/pdf-fonts';
 import { rawObject, updateIncrementally } from './incremental-update';
+import { fieldMdpReference, fillFormFields, type FormFill } from './form-fields';
 import { addSignatureField, signatureFieldList, WET_IMAGE_KEY } from './prepare-for-signing';
 
 /** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
@@ -28,8 +29,8 @@ export interface SignatureAppearance {
   time: Date;
   /** Lines drawn in each visible widget, top to bottom. */
   appearanceLines: string[];
-  /** Values written into the signer's form fields in the same update (form-fields.ts). */
-  fills?: { name: string; value: string; image?: { bytes: Uint8Array; mime: 'image/png' | 'image/jpeg' } }[];
+  /** Values written into the signer's form fields in the same update, before the signature (form-fields.ts). */
+  fills?: FormFill[];
 }
 
 export interface SignatureDetails extends SignatureAppearance {
@@ -199,7 +200,9 @@ export async function buildSignatureUpdate(
     await addBeforeSigning?.(doc);
     const { fieldRef, field } = findField(doc, details.fieldName);
     if (field.get(PDFName.of('V'))) throw new Error(`field ${details.fieldName} is signed already`);
-    sigRef = doc.context.register(rawObject(signatureDictionary(details)));
+    await fillFormFields(doc, details.fills ?? []);
+    const reference = fieldMdpReference(field, doc.context.trailerInfo.Root as PDFRef | undefined);
+    sigRef = doc.context.register(rawObject(signatureDictionary(details, reference)));
     if (ScriptText.needsFonts(details.appearanceLines)) {
       // A name in an Indian script: its font goes into this update, a subset of the glyphs the widgets draw.
       const fonts = await ScriptText.forDocument(doc, details.appearanceLines, ['regular']);
@@ -218,7 +221,7 @@ export async function buildSignatureUpdate(
 const CONTENTS_PLACEHOLDER = `<${'0'.repeat(SIGNATURE_BYTES * 2)}>`;
 
 /** The signature dictionary, with placeholders for the ByteRange and the /Contents. */
-function signatureDictionary(details: SignatureAppearance): string {
+function signatureDictionary(details: SignatureAppearance, reference: string | null = null): string {
   return [
     '<<',
     '/Type /Sig',
@@ -230,6 +233,7 @@ function signatureDictionary(details: SignatureAppearance): string {
     `/Name ${textString(details.signerName)}`,
     ...(details.reason ? [`/Reason ${textString(details.reason)}`] : []),
     ...(details.location ? [`/Location ${textString(details.location)}`] : []),
+    ...(reference ? [reference] : []),
     '>>',
   ].join('\n');
 }

@@ -5,6 +5,7 @@
  */
 import { PDFArray, PDFDict, PDFInvalidObject, PDFName, PDFRawStream, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
 import { crossReferenceSection } from '../pdf/cross-reference-section';
+import { FORM_FILL_MAY_CHANGE, formFieldName, judgeFills } from './form-fills';
 import { pageRefs, StateAt, type PdfHistory } from './pdf-history';
 
 /** What one update did. */
@@ -17,6 +18,8 @@ export interface UpdateJudgement {
   appendedPages: string[];
   /** Signature dictionaries (/Type /Sig) the update adds. */
   signaturesAdded: number;
+  /** Form fields the update filled as its own signature allows (form-fills.ts). */
+  fieldsFilled: string[];
 }
 
 type Role = 'catalog' | 'acroform' | 'fields' | 'annots' | 'dss' | 'info' | 'metadata';
@@ -41,6 +44,9 @@ export class UpdateJudge {
   private readonly contentChanges: string[] = [];
   private readonly appendedPages: string[] = [];
   private signaturesAdded = 0;
+  /** Signature fields whose signature this update adds, and the form fields it fills. */
+  private readonly signedNow = new Set<string>();
+  private readonly filled: string[] = [];
   private pagesBefore?: PDFRef[];
   private pagesAfter?: PDFRef[];
 
@@ -67,11 +73,14 @@ export class UpdateJudge {
       else if (!sameObject(earlier, now)) this.changed(ref, earlier, now);
     }
     this.checkCrossReferences(new Set(written));
+    const fills = judgeFills(this.before, this.after, this.history.context.trailerInfo.Root, this.filled, this.signedNow);
+    for (const { name, refusal } of fills) this.note(refusal ?? `form field ${name} filled`, refusal === null);
     return {
       changes: [...this.signatures, ...this.others],
       contentChanges: this.contentChanges,
       appendedPages: this.appendedPages,
       signaturesAdded: this.signaturesAdded,
+      fieldsFilled: fills.filter((fill) => fill.refusal === null).map((fill) => fill.name),
     };
   }
 
@@ -123,6 +132,7 @@ export class UpdateJudge {
       const field = this.fieldBySignature.get(ref);
       const what = type === 'Sig' ? 'signature' : 'document timestamp';
       if (type === 'Sig') this.signaturesAdded++;
+      if (type === 'Sig' && field !== undefined) this.signedNow.add(field);
       this.signatures.push(field === undefined ? `${what} ${ref} added` : `${what} of field ${field} added`);
     } else if (type === 'Page' && this.isAppendedPage(ref)) {
       this.noteAppended(`page ${ref} (page ${this.pagesAfter!.indexOf(ref) + 1}) appended`);
@@ -198,6 +208,12 @@ export class UpdateJudge {
       if (forbidden.length > 0) return this.note(`${name} changed (${forbidden.map((key) => `/${key}`).join(', ')})`, false);
       if (replaced) return this.note(`${name}: its signature was replaced`, false);
       return this.note(keys.includes('V') ? `${name} signed` : `appearance of ${name} changed`, true);
+    }
+    const formField = oldDict && newDict ? formFieldName(this.before, oldDict) : undefined;
+    if (formField !== undefined) {
+      const forbidden = keys.filter((key) => !FORM_FILL_MAY_CHANGE.has(key));
+      if (forbidden.length === 0) return void this.filled.push(formField);
+      return this.note(`form field ${formField} changed (${forbidden.map((key) => `/${key}`).join(', ')})`, false);
     }
     if (subtype === 'Widget') return this.note(`form field widget ${ref} changed (${listed})`, false);
     if (type === 'Annot' || (subtype && ANNOTATION_SUBTYPES.has(subtype)))

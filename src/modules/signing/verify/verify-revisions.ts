@@ -24,10 +24,11 @@ export interface RevisionReport {
   /**
    * `original`: the document the first signature covers (or the whole file, unsigned); `signing_only`: it added
    * only what signing may add; `pages_appended`: besides that, it appended pages after the last one, changed no
-   * earlier page, and a signature of its own covers them (a certificate of completion); `content_changed`: it
+   * earlier page, and a signature of its own covers them (a certificate of completion); `fields_filled`: besides
+   * what signing may add, it filled form fields that its own signature locks (form-fills.ts); `content_changed`: it
    * changed what the document shows or how it reads.
    */
-  verdict: 'original' | 'signing_only' | 'pages_appended' | 'content_changed';
+  verdict: 'original' | 'signing_only' | 'pages_appended' | 'fields_filled' | 'content_changed';
   /** What the update did, in plain words, signatures first; empty for the original. */
   changes: string[];
   /** The changes signing may not make (why the verdict is `content_changed`); empty otherwise. */
@@ -97,7 +98,13 @@ export class RevisionReader {
         end_bytes: end,
         signatures,
         verdict:
-          contentChanges.length > 0 ? 'content_changed' : judged.appendedPages.length > 0 ? 'pages_appended' : 'signing_only',
+          contentChanges.length > 0
+            ? 'content_changed'
+            : judged.appendedPages.length > 0
+              ? 'pages_appended'
+              : judged.fieldsFilled.length > 0
+                ? 'fields_filled'
+                : 'signing_only',
         changes: judged.changes,
         content_changes: contentChanges,
       });
@@ -130,7 +137,7 @@ export class RevisionReader {
     if (!judged || judged.end !== end) {
       if (end === this.history.bytes.length && !this.boundaries.includes(end)) {
         const tail = `${end - start} bytes appended after the last %%EOF (not a complete incremental update)`;
-        judged = { end, changes: [tail], contentChanges: [tail], appendedPages: [], signaturesAdded: 0 };
+        judged = { end, changes: [tail], contentChanges: [tail], appendedPages: [], signaturesAdded: 0, fieldsFilled: [] };
       } else {
         judged = { end, ...new UpdateJudge(this.history, start, end, this.fieldBySignature, this.pageNumbers).judge() };
       }
