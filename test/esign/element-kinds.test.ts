@@ -237,6 +237,29 @@ describe('element kinds', () => {
     });
   });
 
+  it('an Aadhaar signer’s values stay as the ESP signs them while the eSign transaction is open (409)', async () => {
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, {
+        sign_type: 'aadhaar',
+        signers: [
+          signerInput({ elements: [signatureAt(), { x: 72, y: 40, page: 0, alignment: 'left', type: 'text', label: 'City' }] }),
+        ],
+      }),
+    );
+    const token = session.signers[0].token;
+    const fieldId = (session.signers[0].elements as { field_id: string; type: string }[])[1].field_id;
+    expect((await signerApi(app, 'POST', '/fields', token, { values: { [fieldId]: 'Pune' } })).status).toBe(200);
+    const started = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const changed = await signerApi(app, 'POST', '/fields', token, { values: { [fieldId]: 'Nagpur' } });
+    expect(changed.status).toBe(409);
+    const elements = (await rest<any>(app, 'GET', `/esign/details?client_id=${session.client_id}`, { token: owner.token })).body
+      .data.signers[0].elements;
+    expect(elements[1].value).toBe('Pune');
+  });
+
   describe('templates', () => {
     async function saveTemplate(elements: Record<string, unknown>[]) {
       const response = await rest<any>(app, 'POST', '/templates/save', {

@@ -43,7 +43,7 @@ function tableRows(text: string): string[][] {
 /** Every `METHOD /path` written in backticks in the cells, query strings and options left out. */
 function routesIn(cells: string[], prefix: string): string[] {
   const found: string[] = [];
-  const pattern = new RegExp(`\`(GET|POST|PUT|DELETE) (${prefix}[a-z0-9/._-]+)`, 'g');
+  const pattern = new RegExp(`\`(GET|POST|PUT|DELETE) (${prefix}[a-z0-9/._:-]+)`, 'g');
   for (const cell of cells) for (const match of cell.matchAll(pattern)) found.push(`${match[1]} ${match[2]}`);
   return found;
 }

@@ -4,6 +4,7 @@ import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { fillSignerValues, keepValues, kindOf, lockTurn, signerByToken, type Signer } from '../esign/signer-side';
 import { storeBytes, type ImageFacts } from '../files';
+import { EspTransaction } from './aadhaar/esp-transaction.entity';
 import { assertChecksPassed } from './checks/checks';
 
 /** The largest image a signer may apply to a field (a company seal). */
@@ -24,6 +25,7 @@ export async function fillFields(
   await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertChecksPassed(signer);
+    await refuseWhileAtEsp(tx, signer);
     fillSignerValues(signer, input.values, new Date());
     recordAudit(tx, {
       session,
@@ -55,6 +57,7 @@ export async function fillImageField(
   await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertChecksPassed(signer);
+    await refuseWhileAtEsp(tx, signer);
     const stored = await storeBytes(
       services.blobs,
       tx,
@@ -68,7 +71,7 @@ export async function fillImageField(
       },
       upload.bytes!,
     );
-    keepValues(signer as Signer, new Map([[upload.fieldId, stored.id]]), new Date());
+    keepValues(signer, new Map([[upload.fieldId, stored.id]]), new Date());
     recordAudit(tx, {
       session,
       signer,
@@ -77,6 +80,19 @@ export async function fillImageField(
       details: { field_ids: [upload.fieldId], file_id: stored.id },
     });
   });
+}
+
+/**
+ * An Aadhaar signer's open eSign transaction holds the document with the values as they were when it started (the
+ * ESP signs that hash): they cannot change under it (`409`); restarting the transaction takes the new values.
+ */
+async function refuseWhileAtEsp(tx: EntityManager, signer: Signer): Promise<void> {
+  const open = await tx.findOne(EspTransaction, { signer: signer.id, status: 'pending', expiresAt: { $gt: new Date() } });
+  if (open)
+    throw new AppError('conflict', {
+      message:
+        'an eSign transaction of this signer is open with the values given before it: finish or cancel it at the ESP first',
+    });
 }
 
 async function readImage(services: AppServices, field: string, upload: { type: string; bytes: Buffer | undefined }) {

@@ -130,12 +130,12 @@ function fieldRoutes(services: AppServices, router: express.Router, handle: Hand
     }),
   );
   router.post(
-    '/fields/:fieldId/image',
+    '/fields/:field_id/image',
     express.raw({ type: () => true, limit: FIELD_IMAGE_MAX_BYTES }),
     handle(async (req, res, em, token) => {
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       const bytes = Buffer.isBuffer(req.body) ? req.body : undefined;
-      await fillImageField(services, em, token, { fieldId: String(req.params.fieldId), type, bytes }, requestOrigin(req));
+      await fillImageField(services, em, token, { fieldId: String(req.params.field_id), type, bytes }, requestOrigin(req));
       sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),
   );

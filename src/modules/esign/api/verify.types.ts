@@ -140,7 +140,7 @@ export class DocumentRevisionType {
 
   @Field({
     description:
-      '`original` (what the first signature covers), `signing_only` (it added only what signing may add: a signature, a document time-stamp, /DSS validation data, annotations, signature fields and their appearances), `pages_appended` (that, and pages appended after the last one, none changed, covered by a signature of the same update: an appended certificate of completion), `fields_filled` (besides what signing may add, it filled form fields that the signature it adds locks: a signer\'s values), or `content_changed` (it changed what the document shows, or pointed objects at older versions, or freed objects in use).',
+      "`original` (what the first signature covers), `signing_only` (it added only what signing may add: a signature, a document time-stamp, /DSS validation data, annotations, signature fields and their appearances), `pages_appended` (that, and pages appended after the last one, none changed, covered by a signature of the same update: an appended certificate of completion), `fields_filled` (besides what signing may add, it filled form fields that the signature it adds locks: a signer's values), or `content_changed` (it changed what the document shows, or pointed objects at older versions, or freed objects in use).",
   })
   verdict!: string;
 
