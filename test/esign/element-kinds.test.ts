@@ -196,6 +196,10 @@ describe('element kinds', () => {
       expect(byId(id('I agree to the terms'))).toMatchObject({ value: 'true' });
       expect(byId(id('Start date'))).toMatchObject({ value: '2026-12-01' });
       expect(byId(id('Amount in words')).filled_at).toBe(byId(id('Amount')).filled_at);
+      const audit = await rest<any>(app, 'GET', `/esign/audit?client_id=${session.client_id}`, { token: owner.token });
+      const filledEvent = audit.body.data.events.find((event: any) => event.event === 'fields_filled');
+      expect(filledEvent).toMatchObject({ signer_id: session.signers[0].signer_id });
+      expect(filledEvent.details.field_ids).toHaveLength(5);
     });
 
     it('refuses a value that breaks its rule with 400 naming the element, and keeps none of the request', async () => {
