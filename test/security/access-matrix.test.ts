@@ -1595,6 +1595,8 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     'POST /otp/verify',
     'POST /location',
     'POST /face',
+    'POST /fields',
+    'POST /fields/:field_id/image',
     'POST /esp/start',
     'POST /sign',
     'POST /decline',
