@@ -9,7 +9,7 @@ import { signDetachedCms, type SigningIdentity } from '../../src/modules/signing
 import type { FormFieldLayout, FormFill } from '../../src/modules/signing/pdf/form-fields';
 import { updateIncrementally } from '../../src/modules/signing/pdf/incremental-update';
 import { prepareForSigning, type SignerLayout } from '../../src/modules/signing/pdf/prepare-for-signing';
-import { signIncrementally } from '../../src/modules/signing/pdf/sign-incrementally';
+import { buildSignatureUpdate, fillSignature, signIncrementally } from '../../src/modules/signing/pdf/sign-incrementally';
 import { verifyPdfSignatures } from '../../src/modules/signing/verify/verify-document';
 import { makePng } from '../helpers/png';
 import { hasPdfsig, hasQpdf, pdfsigReport, qpdfCheck } from '../helpers/pdf-signatures';
@@ -51,7 +51,8 @@ const FIELDS: FormFieldLayout[] = [
   { name: 'field_name', kind: 'text', boxes: [box(1, 140)], fontSize: 12, alignment: 'center' },
   { name: 'field_initials', kind: 'text', boxes: [box(0, 780, 60), box(1, 780, 60)], fontSize: 10, alignment: 'right' },
   { name: 'field_seal', kind: 'image', boxes: [box(1, 200, 80, 80)], fontSize: 10, alignment: 'center' },
-  { name: 'field_loan', kind: 'text', boxes: [box(1, 300)], fontSize: 11, alignment: 'left', value: 'LN-2026-0042' },
+  { name: 'field_loan', kind: 'text', boxes: [box(1, 300)], fontSize: 11, alignment: 'left', value: 'LN-2026-0042' }, // No signer's lock names it: nobody may fill it.
+  { name: 'field_spare', kind: 'text', boxes: [box(1, 340)], fontSize: 11, alignment: 'left' },
 ];
 
 const SIGNERS: SignerLayout[] = [
@@ -158,6 +159,7 @@ describe('form fields filled in their signer’s own signature update', () => {
       ['field_initials', '/Tx'],
       ['field_seal', '/Btn'],
       ['field_loan', '/Tx'],
+      ['field_spare', '/Tx'],
     ]);
     for (const field of FIELDS) expect(flags(field.name) & 1, field.name).toBe(1);
     expect(flags('field_notes') & (1 << 12)).not.toBe(0);
@@ -274,5 +276,32 @@ describe('form fields filled in their signer’s own signature update', () => {
     const last = report.revisions.at(-1)!;
     expect(last.verdict).toBe('content_changed');
     expect(last.content_changes.join('\n')).toContain('field_name');
+  });
+
+  it('a signer cannot widen their own lock while signing to fill a field it did not name', async () => {
+    const prepared = await buildSignatureUpdate(
+      afterFirst,
+      {
+        fieldName: 'sig_ram',
+        signerName: 'Ram Kumar',
+        time: new Date(),
+        appearanceLines: ['Signed by Ram Kumar'],
+        fills: [...FILLS_2, { name: 'field_spare', value: 'Taken' }],
+      },
+      async (doc) => {
+        // A new /Lock in place of the prepared one (the lock dictionary itself stays as it was).
+        const widened = [...SIGNERS[1].lockedFields!, 'field_spare'].map((name) => PDFString.of(name));
+        const lock = doc.context.obj({ Type: 'SigFieldLock', Action: 'Include', Fields: widened });
+        fieldNamed(doc, 'sig_ram').field.set(PDFName.of('Lock'), lock);
+      },
+    );
+    const cms = await signDetachedCms(
+      [prepared.updated.subarray(0, prepared.contentsAt), prepared.updated.subarray(prepared.contentsEnd)],
+      ram,
+    );
+    const report = await verifyPdfSignatures(fillSignature(prepared, cms));
+    const last = report.revisions.at(-1)!;
+    expect(last.verdict).toBe('content_changed');
+    expect(last.content_changes).toEqual([expect.stringContaining('field_spare')]);
   });
 });

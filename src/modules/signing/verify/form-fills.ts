@@ -62,8 +62,8 @@ function signatureLocks(state: StateAt, root: PDFObject | undefined): Locks {
 const covers = (locks: Set<string> | 'all', name: string) => locks === 'all' || locks.has(name);
 
 /**
- * Each filled field's verdict: allowed when a signature this update adds locks it and no signature made before
- * does; otherwise why not.
+ * Each filled field's verdict: allowed when a signature this update adds locks it (by the lock its field had before
+ * this update, when it had one) and no signature made before does; otherwise why not.
  */
 export function judgeFills(
   before: StateAt,
@@ -78,7 +78,9 @@ export function judgeFills(
     const lockedBefore = [...earlier].find(([, field]) => field.signed && covers(field.locks, name));
     if (lockedBefore)
       return { name, refusal: `form field ${name} changed after the signature of field ${lockedBefore[0]} locked it` };
-    const lockingNow = [...signedNow].some((field) => covers(now.get(field)?.locks ?? new Set(), name));
+    // A field prepared before keeps the lock it had then: signing may not widen it to take in someone else's field.
+    const lockOf = (field: string) => earlier.get(field)?.locks ?? now.get(field)?.locks ?? new Set<string>();
+    const lockingNow = [...signedNow].some((field) => covers(lockOf(field), name));
     return { name, refusal: lockingNow ? null : `form field ${name} filled without a signature of the same update locking it` };
   });
 }
