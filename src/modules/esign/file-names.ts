@@ -8,3 +8,8 @@ export function certificateName(filename: string): string {
 export function signedName(filename: string): string {
   return filename.toLowerCase().endsWith('.pdf') ? `${filename.slice(0, -4)}-signed.pdf` : `${filename}-signed.pdf`;
 }
+
+/** The field-values CSV's download name, from the session's id (the service's own characters: safe in a header). */
+export function fieldValuesFileName(clientId: string): string {
+  return `${clientId}-field-values.csv`;
+}

@@ -18,6 +18,7 @@ import { esignRestRoutes } from './api/esign.rest';
 import { NotificationResolver } from './api/outbox.resolver';
 import { sessionLoaders } from './api/session.loaders';
 import { ElementResolver, EsignSessionResolver } from './api/session.resolver';
+import { FieldValuesResolver } from './api/field-values.resolver';
 import { StampSessionResolver } from './api/stamp-session.resolver';
 import { SignatureVerificationResolver } from './api/verify.resolver';
 
@@ -44,6 +45,7 @@ export const esignModule: ModuleManifest = {
     AuditResolver,
     NotificationResolver,
     StampSessionResolver,
+    FieldValuesResolver,
   ],
   restRoutes: esignRestRoutes,
   jobs: esignJobs,

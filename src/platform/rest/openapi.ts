@@ -89,6 +89,20 @@ export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], pu
         ]),
       ),
     };
+    if (route.formats) {
+      const formats = Object.entries(route.formats);
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        {
+          name: 'format',
+          in: 'query',
+          required: false,
+          description: `\`json\` (default, the envelope) or ${formats.map(([name]) => `\`${name}\``).join(', ')}: the answer alone.`,
+          schema: { type: 'string', enum: ['json', ...formats.map(([name]) => name)] },
+        },
+      ];
+      for (const [, format] of formats) operation.responses[200].content[format.mediaType] = { schema: { type: 'string' } };
+    }
     if (route.multipart) {
       operation.requestBody = {
         required: true,

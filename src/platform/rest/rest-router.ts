@@ -7,7 +7,7 @@ import type { AppServices } from '../services';
 import { sendError, sendSuccess } from './envelope';
 import { checkArguments, routeArguments } from './check-arguments';
 import { patchOpenApi } from './openapi';
-import type { RestRoute } from './route';
+import type { RestFormat, RestRoute } from './route';
 import { createSofaHandler } from './sofa';
 
 const JSON_BODY_LIMIT = '1mb';
@@ -63,6 +63,11 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
       } else {
         if (route.method !== 'GET') await parseJsonBody(rawBody, req, res);
         checkArguments(routeArguments(schema, route), req.query as Record<string, unknown>, true);
+        const format = otherFormat(route, req.query.format);
+        if (format) {
+          await format.send(services, actor, req, res);
+          return;
+        }
       }
       sofa(req, res, next);
     } catch (error) {
@@ -70,6 +75,17 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
     }
   });
   return router;
+}
+
+/** The answer a route's `format` query parameter asks for instead of JSON, if any (400 for a format it lacks). */
+function otherFormat(route: RestRoute, format: unknown): RestFormat | undefined {
+  if (!route.formats || format === undefined || format === 'json') return undefined;
+  const chosen = typeof format === 'string' && Object.hasOwn(route.formats, format) ? route.formats[format] : undefined;
+  if (!chosen) {
+    const known = ['json', ...Object.keys(route.formats)].join(', ');
+    throw AppError.badRequest([{ field: 'format', problem: `must be one of ${known}` }]);
+  }
+  return chosen;
 }
 
 /** Reads the body (bounded) and refuses what is not a JSON object, before SOFA sees it. */

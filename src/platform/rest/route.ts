@@ -20,4 +20,16 @@ export interface RestRoute {
     parts: Record<string, { description: string; binary?: boolean; required?: boolean }>;
     handle(services: AppServices, actor: Actor, req: Request, res: Response): Promise<unknown>;
   };
+  /**
+   * A GET's answers other than the JSON envelope, by the `format` query parameter (`?format=csv`): each writes the
+   * whole response itself, after the route's token and argument checks. Without `format`, or `format=json`, SOFA
+   * answers as for every route.
+   */
+  formats?: Record<string, RestFormat>;
+}
+
+export interface RestFormat {
+  /** The media type the OpenAPI document names for it. */
+  mediaType: string;
+  send(services: AppServices, actor: Actor, req: Request, res: Response): Promise<void>;
 }

@@ -1,4 +1,21 @@
-import type { RestRoute } from '../../../platform/rest/route';
+import { AppError } from '../../../platform/errors';
+import type { RestFormat, RestRoute } from '../../../platform/rest/route';
+import { fieldValuesCsv, readFieldValues } from '../completion/field-values';
+import { fieldValuesFileName } from '../file-names';
+
+/** `?format=csv` of field-values: the same rows as the JSON answer's `fields`, as a CSV file (completion/field-values.ts). */
+const fieldValuesAsCsv: RestFormat = {
+  mediaType: 'text/csv',
+  async send(services, actor, req, res) {
+    const clientId = req.query.client_id;
+    if (typeof clientId !== 'string' || clientId === '') throw AppError.missingFields(['client_id']);
+    const { client_id, fields } = await readFieldValues(services, services.orm.em.fork(), actor, clientId);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${fieldValuesFileName(client_id)}"`);
+    res.send(fieldValuesCsv(fields));
+  },
+};
 
 export const esignRestRoutes: RestRoute[] = [
   {
@@ -54,6 +71,14 @@ export const esignRestRoutes: RestRoute[] = [
     operation: 'Query.esignVerification',
     summary:
       'Every signature of the session’s current PDF checked in-process: signer, time, digest, covered revision, and what changed after it (added by this service).',
+  },
+  {
+    method: 'GET',
+    path: '/esign/field-values',
+    operation: 'Query.esignFieldValues',
+    summary:
+      'The values of every field of a session, signer by signer: `value` as kept, `shown` as drawn, `filled_at`, `filled_by` (`signer`, `service`, `owner`); `format=csv` answers the same rows as a CSV file (added by this service).',
+    formats: { csv: fieldValuesAsCsv },
   },
   {
     method: 'GET',
