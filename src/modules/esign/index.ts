@@ -18,7 +18,7 @@ import { esignRestRoutes } from './api/esign.rest';
 import { NotificationResolver } from './api/outbox.resolver';
 import { sessionLoaders } from './api/session.loaders';
 import { ElementResolver, EsignSessionResolver } from './api/session.resolver';
-import { FieldValuesResolver } from './api/field-values.resolver';
+import { FieldValuesResolver, SignerFieldValuesResolver } from './api/field-values.resolver';
 import { StampSessionResolver } from './api/stamp-session.resolver';
 import { SignatureVerificationResolver } from './api/verify.resolver';
 
@@ -46,6 +46,7 @@ export const esignModule: ModuleManifest = {
     NotificationResolver,
     StampSessionResolver,
     FieldValuesResolver,
+    SignerFieldValuesResolver,
   ],
   restRoutes: esignRestRoutes,
   jobs: esignJobs,

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import { recordWebhookEvent, type WebhookEventType } from '../webhooks';
 import type { EsignSession } from './esign-session.entity';
+import type { FieldValue } from './elements/field-values';
 
 export const sessionTopic = (clientId: string) => `esign:${clientId}`;
 
@@ -35,7 +36,8 @@ export function publishSignerChange(
 
 /**
  * A webhook event about a session (`esign.*`), in `em`'s transaction; its `data` is the session as GET
- * esign/details shows it, and a signer's event names the signer (`signer_id`).
+ * esign/details shows it, and a signer's event names the signer (`signer_id`). `esign.signer.signed` carries the
+ * signer's field values as they were at the signature (`fields`, as GET esign/field-values shows them).
  */
 export function recordSessionWebhook(
   services: AppServices,
@@ -43,12 +45,13 @@ export function recordSessionWebhook(
   session: { id: string; userId: string },
   type: Extract<WebhookEventType, `esign.${string}`>,
   signerId?: string,
+  fields?: FieldValue[],
 ): Promise<string | null> {
   return recordWebhookEvent(services, em, {
     userId: session.userId,
     type,
     resourceId: session.id,
     read: { operation: 'Query.esignSession', variables: { client_id: session.id } },
-    ...(signerId ? { attributes: { signer_id: signerId } } : {}),
+    ...(signerId ? { attributes: { signer_id: signerId, ...(fields ? { fields } : {}) } } : {}),
   });
 }

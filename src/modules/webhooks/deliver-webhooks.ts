@@ -159,7 +159,7 @@ async function attempt(services: AppServices, claim: Claimed): Promise<PostOutco
 }
 
 function bodyOf(
-  event: { id: string; type: string; created_at: Date; attributes: Record<string, string> | null },
+  event: { id: string; type: string; created_at: Date; attributes: Record<string, unknown> | null },
   data: unknown,
 ): string {
   return JSON.stringify({
@@ -190,7 +190,7 @@ async function eventBody(
       created_at: Date;
       read: { operation: `Query.${string}`; variables: Record<string, unknown> } | null;
       data: unknown;
-      attributes: Record<string, string> | null;
+      attributes: Record<string, unknown> | null;
       body: string | null;
     }[]
   >('select id, type, created_at, read, data, attributes, body from webhook_events where id = ?', [eventId]);

@@ -14,8 +14,8 @@ export interface NewWebhookEvent {
   read?: { operation: `Query.${string}`; variables: Record<string, unknown> };
   /** ...or the data itself. */
   data?: unknown;
-  /** Keys the body carries beside `data`: `signer_id` in signer events. */
-  attributes?: Record<string, string>;
+  /** Keys the body carries beside `data`: `signer_id` in signer events, `fields` in esign.signer.signed. */
+  attributes?: Record<string, unknown>;
   /** At most one event of this type and resource in this many seconds (progress events). */
   coalesceSeconds?: number;
 }

@@ -92,7 +92,7 @@ export class WebhookEvent {
 
   /** Keys the body carries beside `data` (`signer_id` in signer events: which signer of the session). */
   @Property({ type: 'json', nullable: true })
-  attributes?: Record<string, string> | null;
+  attributes?: Record<string, unknown> | null;
 
   @Property({ type: 'text', nullable: true })
   body?: string | null;

@@ -312,6 +312,9 @@ export class SignerType {
 
   @Field(() => Date, { nullable: true, description: 'When the signer declined (added by this service).' })
   declined_at!: Date | null;
+
+  /** The signer's place (for `fields`); not a field of its own: the contract's signer has none. */
+  position!: number;
 }
 
 /** Where each signature appearance lands in the current PDF (stamp pages shift every page). */
@@ -362,5 +365,6 @@ export function toSignerView(signer: SignerRecord, session: EsignSessionType, to
     location: signer.location ?? null,
     decline_reason: signer.declineReason ?? null,
     declined_at: signer.declinedAt ?? null,
+    position: signer.position,
   };
 }

@@ -19,6 +19,7 @@ import {
   type SigningIdentity,
 } from '../../signing';
 import { EsignSession, Signer } from '../esign-session.entity';
+import { signerFieldValues } from '../elements/field-values';
 import type { CertificateSignatureBox, CompletionCertificateFacts, CompletionSigner } from './render-completion-certificate';
 
 /** The completed document and its certificate of completion, both ready to store. */
@@ -215,6 +216,16 @@ function signerFacts(
           .join(', ')
       : null,
     checks,
+    fields: signerFieldValues(signer).map((field) => ({
+      label: field.label ?? field.type,
+      shown: field.shown,
+      filled:
+        field.filled_by === 'owner'
+          ? 'prefilled by the sender'
+          : field.filled_at
+            ? `${field.filled_by === 'service' ? 'by the service' : 'by the signer'} ${instant(new Date(field.filled_at))}`
+            : null,
+    })),
   };
 }
 

@@ -9,6 +9,7 @@ import { settleSessionStamps } from '../../stamps';
 import { publishSignerChange, recordSessionWebhook } from '../session-events';
 import { isSignersTurn } from '../signers/signer-turn';
 import { certificateName } from '../file-names';
+import { signerFieldValues } from '../elements/field-values';
 
 /**
  * Records that the signer whose turn it is (any pending signer of a parallel session) has signed: the signed
@@ -71,7 +72,7 @@ export async function recordSignature(
     }
     await publishSignerChange(services, tx, session, signer);
     const owner = { id: session.id, userId: session.user.id };
-    await recordSessionWebhook(services, tx, owner, 'esign.signer.signed', signer.id);
+    await recordSessionWebhook(services, tx, owner, 'esign.signer.signed', signer.id, signerFieldValues(signer));
     if (session.status === 'completed') await recordSessionWebhook(services, tx, owner, 'esign.session.completed');
     return session;
   });

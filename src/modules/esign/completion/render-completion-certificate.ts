@@ -34,6 +34,8 @@ export interface CompletionSigner {
   location: string | null;
   /** Each check passed, with its score where it has one. */
   checks: string[];
+  /** The signer's fields: label (or type), the value as drawn in the document, who filled it and when. */
+  fields: { label: string; shown: string | null; filled: string | null }[];
 }
 
 /** Where the platform's signature appearance goes on the last page (API units: from the top-left, y down). */
@@ -111,6 +113,10 @@ export async function renderCompletionCertificate(
       ['Browser', signer.userAgent ?? '-'],
       ['Location', signer.location ?? 'not checked'],
       ['Checks', signer.checks.length > 0 ? signer.checks.join('; ') : 'none requested'],
+      ...signer.fields.map((field, index): [string, string] => [
+        index === 0 ? 'Fields' : '',
+        `${field.label}: ${field.shown ?? '(empty)'}${field.filled ? ` (${field.filled})` : ''}`,
+      ]),
     ]);
     writer.gap(6);
   }
