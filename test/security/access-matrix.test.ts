@@ -528,6 +528,14 @@ const REST: Record<string, RestSpec> = {
     },
     foreign: { refused: ESIGN_NOT_FOUND },
   },
+  'GET /esign/field-values': {
+    call: (ids) => ({ method: 'GET', path: '/esign/field-values', query: { client_id: ids.session } }),
+    owner: (data, ids) => {
+      expect(data.client_id).toBe(ids.session);
+      expect(Array.isArray(data.fields)).toBe(true);
+    },
+    foreign: { refused: ESIGN_NOT_FOUND },
+  },
   'GET /esign/verify': {
     call: (ids) => ({ method: 'GET', path: '/esign/verify', query: { client_id: ids.completed } }),
     owner: (data, ids) => {
@@ -886,6 +894,11 @@ const GQL: Record<string, GqlSpec> = {
   'Query.esignVerification': {
     call: (ids) => byId('esignVerification', '{ client_id all_valid signatures { field_name } }')(ids.completed),
     owner: REST['GET /esign/verify'].owner,
+    foreign: { refused: ESIGN_NOT_FOUND },
+  },
+  'Query.esignFieldValues': {
+    call: (ids) => byId('esignFieldValues', '{ client_id fields { field_id value filled_by } }')(ids.session),
+    owner: REST['GET /esign/field-values'].owner,
     foreign: { refused: ESIGN_NOT_FOUND },
   },
   'Query.esignAudit': {
@@ -1601,6 +1614,8 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     'POST /sign',
     'POST /decline',
     'POST /delegate',
+    'POST /fields',
+    'POST /fields/:fieldId/image',
   ];
 
   it('the table has exactly the routes of the signer API router', () => {
