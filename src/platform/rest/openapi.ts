@@ -89,20 +89,7 @@ export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], pu
         ]),
       ),
     };
-    if (route.formats) {
-      const formats = Object.entries(route.formats);
-      operation.parameters = [
-        ...(operation.parameters ?? []),
-        {
-          name: 'format',
-          in: 'query',
-          required: false,
-          description: `\`json\` (default, the envelope) or ${formats.map(([name]) => `\`${name}\``).join(', ')}: the answer alone.`,
-          schema: { type: 'string', enum: ['json', ...formats.map(([name]) => name)] },
-        },
-      ];
-      for (const [, format] of formats) operation.responses[200].content[format.mediaType] = { schema: { type: 'string' } };
-    }
+    if (route.formats) describeFormats(operation, route.formats);
     if (route.multipart) {
       operation.requestBody = {
         required: true,
@@ -134,3 +121,19 @@ export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], pu
 
 /** Codes the service can answer with, for docs and tests. */
 export const KNOWN_ERROR_CODES = Object.keys(ERROR_STATUS);
+
+/** A route's other answers (`?format=csv`): the parameter, and each media type beside the JSON envelope. */
+function describeFormats(operation: OpenApiDocument['paths'][string][string], formats: NonNullable<RestRoute['formats']>): void {
+  const names = Object.keys(formats);
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: 'format',
+      in: 'query',
+      required: false,
+      description: `\`json\` (default, the envelope) or ${names.map((name) => `\`${name}\``).join(', ')}: that file instead.`,
+      schema: { type: 'string', enum: ['json', ...names] },
+    },
+  ];
+  for (const format of Object.values(formats)) operation.responses[200].content[format.mediaType] = { schema: { type: 'string' } };
+}
