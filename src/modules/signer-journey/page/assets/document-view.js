@@ -1,10 +1,11 @@
 // Renders every page of the document with pdf.js into canvases (pages are drawn when they come near the
 // viewport, one at a time, so a long document does not hold every bitmap at once), with pdf.js's text layer
 // over each (the words can be selected, and screen readers can read them), and the signer's own signature
-// fields outlined on top. Field coordinates are PDF points from the top-left of the page's crop box, y down;
+// fields outlined on top, and the boxes of the fields they fill (a click or Enter on one goes to its control). Field coordinates are PDF points from the top-left of the page's crop box, y down;
 // `page` is zero-based.
 
 import { h } from './dom.js';
+import { labelOf } from './fields/index.js';
 
 const PDFJS_BASE = document.querySelector('meta[name="pdfjs-base"]').content;
 let pdfjsModule;
@@ -139,8 +140,40 @@ function relayoutTextOnResize(list) {
   }).observe(list);
 }
 
+/** Places a box over the page at the field's rectangle. */
+function placeBox(box, viewport, page, field) {
+  const rect = fieldBox(viewport, page.view, field);
+  box.style.left = percent(rect.left);
+  box.style.top = percent(rect.top);
+  box.style.width = percent(rect.width);
+  box.style.height = percent(rect.height);
+  return box;
+}
+
+/**
+ * The boxes of the fields the signer fills or sees on this page: buttons that lead to the field's control. A field
+ * on every page is on each page from its own on (the service places it on every page of the uploaded document).
+ */
+function formBoxes(viewport, page, index, form, onBoxChosen) {
+  const here = form.filter((field) => field.page === index || (field.every_page && index > field.page));
+  return here.map((field) => {
+    const box = h(
+      'button',
+      {
+        type: 'button',
+        class: 'field-box field-box--form',
+        'aria-label': `${labelOf(field)}: go to this field`,
+        dataset: { fieldId: field.field_id },
+        on: { click: () => onBoxChosen?.(field.field_id) },
+      },
+      h('span', { class: 'field-box__tag', 'aria-hidden': 'true' }, labelOf(field)),
+    );
+    return placeBox(box, viewport, page, field);
+  });
+}
+
 /** One page's list item, not drawn yet: its frame keeps the page's proportions, with the signer's fields outlined. */
-function pageItem(page, index, count, fields) {
+function pageItem(page, index, count, fields, { form = [], onBoxChosen } = {}) {
   const viewport = page.getViewport({ scale: 1 });
   const mine = fields.filter((field) => field.page === index);
   const label =
@@ -151,18 +184,14 @@ function pageItem(page, index, count, fields) {
   // The frame keeps the page's proportions before it is drawn, so scrolling does not jump.
   frame.style.aspectRatio = `${viewport.width} / ${viewport.height}`;
   for (const field of mine) {
-    const box = fieldBox(viewport, page.view, field);
     const outline = h(
       'div',
       { class: 'field-box', 'aria-hidden': 'true' },
       h('span', { class: 'field-box__tag' }, 'Your signature'),
     );
-    outline.style.left = percent(box.left);
-    outline.style.top = percent(box.top);
-    outline.style.width = percent(box.width);
-    outline.style.height = percent(box.height);
-    frame.append(outline);
+    frame.append(placeBox(outline, viewport, page, field));
   }
+  frame.append(...formBoxes(viewport, page, index, form, onBoxChosen));
   const item = h('li', { class: 'page', dataset: { state: 'waiting' } }, frame);
   item.pdf = { page, canvas, frame };
   return item;
@@ -170,9 +199,10 @@ function pageItem(page, index, count, fields) {
 
 /**
  * Fills `list` (an <ol>) with one item per page and draws them as they scroll into view.
- * Resolves with the page count once the document is parsed; `onRendered(count)` reports drawing progress.
+ * Resolves with the page count once the document is parsed; `onRendered(count)` reports drawing progress;
+ * `onBoxChosen(field_id)` runs when the signer picks the box of a field of `form`.
  */
-export async function showDocument(list, bytes, fields, { onRendered } = {}) {
+export async function showDocument(list, bytes, fields, { onRendered, form, onBoxChosen } = {}) {
   const pdfjs = await loadPdfjs();
   const pdf = await openPdf(pdfjs, bytes);
   const count = pdf.numPages;
@@ -202,7 +232,7 @@ export async function showDocument(list, bytes, fields, { onRendered } = {}) {
   relayoutTextOnResize(list);
 
   for (let index = 0; index < count; index++) {
-    const item = pageItem(await pdf.getPage(index + 1), index, count, fields);
+    const item = pageItem(await pdf.getPage(index + 1), index, count, fields, { form, onBoxChosen });
     list.append(item);
     observer.observe(item);
   }

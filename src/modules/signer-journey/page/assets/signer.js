@@ -6,7 +6,18 @@ import { ApiError, describeError, getDocument, getJson, tokenFromPath } from './
 import { announce, focusHeading, h } from './dom.js';
 import { applyBranding, brandOf, PLATFORM_NAME } from './branding.js';
 import { loadPdfjs, showDocument } from './document-view.js';
-import { aadhaarSignStep, consentSignStep, declineSection, faceStep, locationStep, otpCheckStep, stepTitle } from './steps.js';
+import {
+  aadhaarSignStep,
+  consentSignStep,
+  declineSection,
+  faceStep,
+  fieldsStep,
+  focusField,
+  hasFields,
+  locationStep,
+  otpCheckStep,
+  stepTitle,
+} from './steps.js';
 import { closedMessage, finishedMessage } from './ended.js';
 import { pagesText, summaryOf, zoomControls } from './summary.js';
 
@@ -15,6 +26,11 @@ const screen = document.getElementById('screen');
 /** The signing layout while it is on screen: the document stays, the steps panel changes. */
 let layout = null;
 let leaveStep = [];
+/**
+ * The signer went through the fields step on this visit (it comes back after a reload, with what was kept, so the
+ * signer sees the values before signing).
+ */
+let fieldsConfirmed = false;
 
 /**
  * Back from the eSign Service Provider (/sign/return sends the signer to `/sign/{token}?esp={txn}`): the first
@@ -105,6 +121,8 @@ function buildLayout(view) {
   getDocument()
     .then((bytes) =>
       showDocument(pages, bytes, fields, {
+        form: Array.isArray(view.signer.form) ? view.signer.form : [],
+        onBoxChosen: (fieldId) => focusField(fieldId),
         onRendered: (rendered, count) => {
           if (rendered === count) docStatus.hidden = true;
         },
@@ -125,8 +143,9 @@ function buildLayout(view) {
 }
 
 function progressOf(view, current) {
-  const kinds = [...(view.checks ?? []).map((check) => check.kind), 'sign'];
+  const kinds = [...(view.checks ?? []).map((check) => check.kind), ...(hasFields(view) ? ['fields'] : []), 'sign'];
   const doneKinds = new Set((view.checks ?? []).filter((check) => check.status === 'passed').map((check) => check.kind));
+  if (fieldsConfirmed) doneKinds.add('fields');
   if (kinds.length === 1) return null;
   return h(
     'ol',
@@ -166,6 +185,12 @@ function stepContext(view, slot) {
     },
     failed: (error) => {
       if (!(error instanceof ApiError)) return false;
+      // Signing refused while a required field is empty: back to the fields, the empty ones marked.
+      if (error.code === 'missing_fields' && error.problems.some((problem) => problem.field.startsWith('values.'))) {
+        fieldsConfirmed = false;
+        showSteps(view, { focus: 'step', failure: error });
+        return true;
+      }
       if (error.status === 401) {
         showInvalidLink();
         return true;
@@ -184,8 +209,11 @@ function stepContext(view, slot) {
 /** A message that brought the signer back to this panel (why the last action did not go through). */
 const noticeOf = (message) => (message ? h('p', { class: 'action-error panel-notice' }, message) : null);
 
-function showSteps(view, { focus, message }) {
-  const current = view.next_check ?? 'sign';
+/** The step after the checks: the fields while they are not confirmed on this visit, then the signature. */
+const stepAfterChecks = (view) => (hasFields(view) && !fieldsConfirmed ? 'fields' : 'sign');
+
+function showSteps(view, { focus, message, failure }) {
+  const current = view.next_check ?? stepAfterChecks(view);
   const check = (view.checks ?? []).find((candidate) => candidate.kind === current) ?? { kind: current };
   const slot = h('div', { class: 'step-slot' });
   const ctx = stepContext(view, slot);
@@ -194,6 +222,7 @@ function showSteps(view, { focus, message }) {
   if (current === 'email' || current === 'mobile') step = otpCheckStep(ctx, check);
   else if (current === 'location') step = locationStep(ctx, check);
   else if (current === 'face') step = faceStep(ctx, check);
+  else if (current === 'fields') step = fieldsStep(ctx, view, { done: (next) => confirmFields(next), failure });
   else if (view.signer.sign_type === 'aadhaar') step = aadhaarSignStep(ctx, view);
   else step = consentSignStep(ctx, view);
   slot.append(step);
@@ -205,6 +234,12 @@ function showSteps(view, { focus, message }) {
     declineSection(() => load()),
   );
   if (focus === 'step') focusHeading(step.querySelector('h2'));
+}
+
+function confirmFields(view) {
+  fieldsConfirmed = true;
+  announce('Fields saved.');
+  load({ view });
 }
 
 function showWaiting(view, { focus, message }) {
@@ -262,10 +297,10 @@ function safeUrl(text) {
 }
 
 /** Reads the session and shows the screen for it. The first load focuses the title, later ones the new step. */
-async function load({ message } = {}) {
-  let view;
+async function load({ message, view: known } = {}) {
+  let view = known;
   try {
-    view = await getJson('/session');
+    view ??= await getJson('/session');
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) showInvalidLink();
     else showLoadProblem(error);

@@ -1,5 +1,5 @@
 // The steps of the signing panel, one file each under steps/: the requested checks (email and mobile OTP,
-// location, face) and the signature itself. This module is their one surface for signer.js. Each step returns
+// location, face), the fields the signer fills, and the signature itself. This module is their one surface for signer.js. Each step returns
 // its element; `ctx` connects it to the page:
 //   ctx.heading(text)      the step's <h2>, focused when the step appears
 //   ctx.refresh(message)   reads the session again and shows whatever comes next
@@ -10,6 +10,7 @@
 export { otpCheckStep } from './steps/otp.js';
 export { locationStep } from './steps/location.js';
 export { faceStep } from './steps/face.js';
+export { fieldsStep, focusField, hasFields } from './steps/fields.js';
 export { consentSignStep } from './steps/consent-sign.js';
 export { aadhaarSignStep, RETURN_PATH_KEY } from './steps/aadhaar.js';
 export { declineSection } from './steps/decline.js';
@@ -19,6 +20,7 @@ const CHECK_TITLES = {
   mobile: 'Verify mobile number',
   location: 'Confirm location',
   face: 'Photo check',
+  fields: 'Fill in the fields',
 };
 
 export function stepTitle(step, signType) {
