@@ -316,6 +316,9 @@ async function load({ message, view: known } = {}) {
   else if (session.status === 'completed' || signer.status === 'completed') messageScreen(finishedMessage(view));
   else {
     if (!layout) buildLayout(view);
+    // An Aadhaar signer back from the ESP, or with a transaction open there, confirmed their values before leaving
+    // (the ESP signs them; the service refuses changes until it answers): the signing step shows where that stands.
+    if (backFromEsp || ['pending', 'completed'].includes(signer.esp_transaction?.status)) fieldsConfirmed = true;
     const titleFirst = first && !backFromEsp;
     const focus = titleFirst ? 'title' : 'step';
     if (signer.eligible) showSteps(view, { focus, message });
