@@ -44,7 +44,9 @@ describe.skipIf(!hasChromium)('the fields step before Aadhaar eSign, in a browse
       }),
     );
     const signer = session.signers[0];
-    const fieldId = (signer.elements as { field_id: string; type: string }[]).find((element) => element.type === 'text')!.field_id;
+    const fieldId = (signer.elements as { field_id: string; type: string }[]).find(
+      (element) => element.type === 'text',
+    )!.field_id;
     return { session, signer, fieldId };
   }
 
@@ -89,8 +91,9 @@ describe.skipIf(!hasChromium)('the fields step before Aadhaar eSign, in a browse
       await page.getByRole('button', { name: 'Sign', exact: true }).click();
       await page.locator('[data-screen="done"]').waitFor({ timeout: 30_000 });
 
-      const read = (await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } }))
-        .body.data;
+      const read = (
+        await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } })
+      ).body.data;
       expect(read.status).toBe('completed');
       expect(read.signers[0].elements.find((element: any) => element.field_id === fieldId)).toMatchObject({
         value: 'E-1234',

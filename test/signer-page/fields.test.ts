@@ -65,7 +65,9 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
     const session = await createSession(
       app,
       owner.token,
-      sessionBody(fileId, { signers: [signerInput({ full_name: 'Asha Rao', email: 'asha@example.com', elements: everyKind() })] }),
+      sessionBody(fileId, {
+        signers: [signerInput({ full_name: 'Asha Rao', email: 'asha@example.com', elements: everyKind() })],
+      }),
     );
     const signer = session.signers[0];
     const elements = signer.elements as { field_id: string; type: string; label: string | null }[];
@@ -80,7 +82,8 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
     const { errors } = watchPage(page);
     const posts: unknown[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname === '/signer-api/fields') posts.push(request.postDataJSON());
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/signer-api/fields')
+        posts.push(request.postDataJSON());
     });
     await page.goto(url);
     await expect.poll(() => page.locator('#step-heading').textContent(), { timeout: 30_000 }).toBe('Fill in the fields');
@@ -112,14 +115,25 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
       expect(await control(page, 'Your initials').inputValue()).toBe('AR');
       expect(await control(page, 'Your full name').inputValue()).toBe('Asha Rao');
       expect(await control(page, 'Your email address').inputValue()).toBe('asha@example.com');
-      expect(await page.locator(`.fields-form [data-field-id="${id('Loan number')}"]`).innerText()).toMatch(/^Loan number\s+LN-2026-0042$/);
-      expect(await page.locator(`.fields-form [data-field-id="${id('date_signed')}"]`).innerText()).toContain('Filled in when you sign.');
-      expect(await page.locator('input, textarea, select').evaluateAll((all) => all.every((el) => (el as HTMLInputElement).labels?.length))).toBe(true);
+      expect(await page.locator(`.fields-form [data-field-id="${id('Loan number')}"]`).innerText()).toMatch(
+        /^Loan number\s+LN-2026-0042$/,
+      );
+      expect(await page.locator(`.fields-form [data-field-id="${id('date_signed')}"]`).innerText()).toContain(
+        'Filled in when you sign.',
+      );
+      expect(
+        await page
+          .locator('input, textarea, select')
+          .evaluateAll((all) => all.every((el) => (el as HTMLInputElement).labels?.length)),
+      ).toBe(true);
       expect(await page.getByText('Amount in words (required)').count()).toBe(1);
       expect(await page.getByText('Notes (required)').count()).toBe(0);
 
       // The field's box on the page leads to its control.
-      await page.locator(`.field-box--form[data-field-id="${id('Amount')}"]`).first().click();
+      await page
+        .locator(`.field-box--form[data-field-id="${id('Amount')}"]`)
+        .first()
+        .click();
       expect(await focusedId(page)).toBe(`field-${id('Amount')}`);
 
       // Too long, a pattern missed, out of range, a required box not ticked: refused in the browser, nothing sent.
@@ -128,14 +142,18 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
       await control(page, 'Amount').fill('999');
       await control(page, 'Start date').fill('2026-12-01');
       await control(page, 'PAN').press('Enter');
-      await expect.poll(() => errorOf(page, id('Amount in words')).textContent()).toBe('Enter at most 80 characters (you have 81).');
+      await expect
+        .poll(() => errorOf(page, id('Amount in words')).textContent())
+        .toBe('Enter at most 80 characters (you have 81).');
       expect(await errorOf(page, id('PAN')).textContent()).toBe('This does not have the expected form ([A-Z]{5}[0-9]{4}[A-Z]).');
       expect(await errorOf(page, id('Amount')).textContent()).toBe('Enter a number from 1000 to 500000.');
       expect(await errorOf(page, id('I agree to the terms')).textContent()).toBe('Tick this box to continue.');
       expect(await errorOf(page, id('Repayment')).textContent()).toBe('Choose one of the options.');
       expect(await control(page, 'PAN').getAttribute('aria-invalid')).toBe('true');
       expect(await control(page, 'PAN').getAttribute('aria-describedby')).toContain(`field-${id('PAN')}-error`);
-      await expect.poll(() => page.locator('#announcer').textContent()).toMatch(/^6 fields need your attention: Amount in words, /);
+      await expect
+        .poll(() => page.locator('#announcer').textContent())
+        .toMatch(/^6 fields need your attention: Amount in words, /);
       expect(await focusedId(page)).toBe(`field-${id('Amount in words')}`);
       expect(await seriousAxeViolations(page)).toEqual([]);
       expect(posts).toEqual([]);
@@ -164,8 +182,14 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
       expect((await storedElements(session.client_id)).every((element) => !element.filled_at)).toBe(true);
 
       // The seal is uploaded when chosen, with a preview; then the values go in one request.
-      await control(page, 'Company seal').setInputFiles({ name: 'seal.png', mimeType: 'image/png', buffer: Buffer.from(makePng(60, 60)) });
-      await expect.poll(() => page.locator(`[data-field-id="${id('seal')}"] [role="status"]`).textContent()).toBe('Image uploaded.');
+      await control(page, 'Company seal').setInputFiles({
+        name: 'seal.png',
+        mimeType: 'image/png',
+        buffer: Buffer.from(makePng(60, 60)),
+      });
+      await expect
+        .poll(() => page.locator(`[data-field-id="${id('seal')}"] [role="status"]`).textContent())
+        .toBe('Image uploaded.');
       expect(await page.locator('.field-preview').isVisible()).toBe(true);
       await control(page, 'Your email address').fill(EXPECTED.email);
       await page.getByRole('button', { name: 'Continue' }).click();
@@ -192,7 +216,11 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
         await page.keyboard.press('Tab');
         return focusedId(page);
       };
-      for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Go to the signing steps'; i++)
+      for (
+        let i = 0;
+        i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Go to the signing steps';
+        i++
+      )
         await page.keyboard.press('Tab');
       await page.keyboard.press('Enter');
       expect(await tab()).toBe(`field-${id('initials')}`); // AR, prefilled
@@ -207,7 +235,8 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
       expect(await tab()).toBe(`field-${id('Start date')}`);
       await page.keyboard.type('12012026'); // en-US: month, day, year
       // The date control's own parts take Tab stops: on to the checkbox.
-      for (let i = 0; i < 4 && (await focusedId(page)) !== `field-${id('I agree to the terms')}`; i++) await page.keyboard.press('Tab');
+      for (let i = 0; i < 4 && (await focusedId(page)) !== `field-${id('I agree to the terms')}`; i++)
+        await page.keyboard.press('Tab');
       expect(await focusedId(page)).toBe(`field-${id('I agree to the terms')}`);
       await page.keyboard.press('Space');
       expect(await tab()).toBe(`field-${id('Repayment')}`); // the group's first option
@@ -224,7 +253,9 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
       expect(await tab()).toBe(`field-${id('seal')}`);
       const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
       await chooser.setFiles({ name: 'seal.png', mimeType: 'image/png', buffer: Buffer.from(makePng(60, 60)) });
-      await expect.poll(() => page.locator(`[data-field-id="${id('seal')}"] [role="status"]`).textContent()).toBe('Image uploaded.');
+      await expect
+        .poll(() => page.locator(`[data-field-id="${id('seal')}"] [role="status"]`).textContent())
+        .toBe('Image uploaded.');
       // Back in a text field, Enter submits the step.
       await page.keyboard.press('Shift+Tab');
       expect(await focusedId(page)).toBe(`field-${id('PAN')}`);
@@ -232,7 +263,11 @@ describe.skipIf(!hasChromium)('the fields step of the signing page, in a browser
       await expect.poll(() => page.locator('#step-heading').textContent()).toBe('Sign the document');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
-      for (let i = 0; i < 10 && (await page.evaluate(() => (document.activeElement as HTMLInputElement).type)) !== 'checkbox'; i++)
+      for (
+        let i = 0;
+        i < 10 && (await page.evaluate(() => (document.activeElement as HTMLInputElement).type)) !== 'checkbox';
+        i++
+      )
         await page.keyboard.press('Tab');
       await page.keyboard.press('Space');
       await page.keyboard.press('Tab');

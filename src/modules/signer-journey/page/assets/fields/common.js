@@ -106,4 +106,5 @@ export const isBlank = (value) => value.trim() === '';
 export const REQUIRED_TEXT = 'Fill in this field.';
 
 /** A blank value is a problem only when the field is required; otherwise the kind's rule judges it. */
-export const typedProblem = (field, value, rule) => (isBlank(value) ? (field.required ? REQUIRED_TEXT : null) : rule(field, value.trim()));
+export const typedProblem = (field, value, rule) =>
+  isBlank(value) ? (field.required ? REQUIRED_TEXT : null) : rule(field, value.trim());

@@ -18,7 +18,11 @@ export function draw(field, env) {
     'aria-required': field.required ? 'true' : null,
   });
   const { hintEl, errorEl } = messageSlots(id, 'A JPEG or PNG image, up to 2 MB. It is uploaded when you choose it.');
-  const status = h('p', { class: 'hint', role: 'status' }, field.value ? 'An image is applied. Choose another to replace it.' : '');
+  const status = h(
+    'p',
+    { class: 'hint', role: 'status' },
+    field.value ? 'An image is applied. Choose another to replace it.' : '',
+  );
   const preview = h('img', { class: 'field-preview', alt: '', hidden: true });
   const wrapper = h(
     'div',

@@ -29,7 +29,12 @@ export function draw(field) {
     errorEl,
     h(
       'div',
-      { class: 'radio-options', role: 'radiogroup', 'aria-labelledby': legendId, 'aria-required': field.required ? 'true' : null },
+      {
+        class: 'radio-options',
+        role: 'radiogroup',
+        'aria-labelledby': legendId,
+        'aria-required': field.required ? 'true' : null,
+      },
       radios.map((radio) => h('div', { class: 'checkbox-row' }, radio, h('label', { for: radio.id }, radio.value))),
     ),
   );

@@ -35,9 +35,12 @@ export function numberProblem(field, value) {
   if (field.format === 'integer' && value.includes('.')) return 'Enter a whole number.';
   const number = Number(value);
   const range =
-    field.min !== null && field.max !== null ? `from ${field.min} to ${field.max}` : field.min !== null ? `of at least ${field.min}` : `of at most ${field.max}`;
-  if ((field.min !== null && number < field.min) || (field.max !== null && number > field.max))
-    return `Enter a number ${range}.`;
+    field.min !== null && field.max !== null
+      ? `from ${field.min} to ${field.max}`
+      : field.min !== null
+        ? `of at least ${field.min}`
+        : `of at most ${field.max}`;
+  if ((field.min !== null && number < field.min) || (field.max !== null && number > field.max)) return `Enter a number ${range}.`;
   return null;
 }
 

@@ -14,6 +14,7 @@ export function draw(field) {
   );
   return labelledEntry(field, control, {
     read: () => control.value,
-    problem: () => (control.value === '' && field.required ? 'Choose one of the options.' : typedProblem(field, control.value, optionProblem)),
+    problem: () =>
+      control.value === '' && field.required ? 'Choose one of the options.' : typedProblem(field, control.value, optionProblem),
   });
 }

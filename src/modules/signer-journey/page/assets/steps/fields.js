@@ -25,8 +25,7 @@ function showProblems(entries, problems, error) {
   for (const [entry, message] of problems) showEntryError(entry, message);
   const [first] = problems;
   const names = problems.map(([entry]) => labelOf(entry.field)).join(', ');
-  const summary =
-    problems.length === 1 ? `${names}: ${first[1]}` : `${problems.length} fields need your attention: ${names}.`;
+  const summary = problems.length === 1 ? `${names}: ${first[1]}` : `${problems.length} fields need your attention: ${names}.`;
   error.show(summary);
   announce(summary, { assertive: true });
   first[0].focusEl.focus();
