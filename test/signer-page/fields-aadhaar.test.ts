@@ -79,6 +79,14 @@ describe.skipIf(!hasChromium)('the fields step before Aadhaar eSign, in a browse
       await page.getByRole('button', { name: 'Continue' }).click();
       await expect.poll(() => heading(page).textContent()).toBe('Sign with Aadhaar eSign');
 
+      // Back to the fields from the signing step: what was kept is there to change.
+      await page.getByRole('button', { name: 'Change the fields' }).click();
+      await expect.poll(() => heading(page).textContent()).toBe('Fill in the fields');
+      expect(await page.getByLabel('Employee number (required)').inputValue()).toBe('E-1234');
+      await page.getByLabel('Employee number (required)').fill('E-1235');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await expect.poll(() => heading(page).textContent()).toBe('Sign with Aadhaar eSign');
+
       // Cancelled at the ESP: back here, the outcome and "Start again", not the fields.
       await toEspNumberGiven(page, 'Continue to Aadhaar eSign');
       await page.getByRole('button', { name: 'Cancel' }).click();
@@ -96,7 +104,7 @@ describe.skipIf(!hasChromium)('the fields step before Aadhaar eSign, in a browse
       ).body.data;
       expect(read.status).toBe('completed');
       expect(read.signers[0].elements.find((element: any) => element.field_id === fieldId)).toMatchObject({
-        value: 'E-1234',
+        value: 'E-1235',
         filled_at: expect.any(String),
       });
       expect(errors).toEqual([]);
@@ -113,6 +121,7 @@ describe.skipIf(!hasChromium)('the fields step before Aadhaar eSign, in a browse
     try {
       await page.getByRole('heading', { name: 'Waiting for the eSign provider…' }).waitFor({ timeout: 30_000 });
       expect(await page.locator('[data-step="fields"]').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Change the fields' }).count()).toBe(0);
       expect(errors).toEqual([]);
     } finally {
       await close();

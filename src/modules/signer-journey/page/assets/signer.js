@@ -231,9 +231,25 @@ function showSteps(view, { focus, message, failure }) {
     progressOf(view, current) ?? '',
     noticeOf(message) ?? '',
     slot,
+    changeFieldsButton(view, current) ?? '',
     declineSection(() => load()),
   );
   if (focus === 'step') focusHeading(step.querySelector('h2'));
+}
+
+/** On the signing step, the way back to the fields; not while the ESP holds the values (the service refuses changes). */
+function changeFieldsButton(view, current) {
+  const atEsp = ['pending', 'completed'].includes(view.signer.esp_transaction?.status);
+  if (current !== 'sign' || !hasFields(view) || atEsp) return null;
+  const back = () => {
+    fieldsConfirmed = false;
+    showSteps(view, { focus: 'step' });
+  };
+  return h(
+    'button',
+    { type: 'button', class: 'button button--secondary change-fields', on: { click: back } },
+    'Change the fields',
+  );
 }
 
 function confirmFields(view) {
