@@ -59,6 +59,10 @@ function completionFacts(signedBytes: number): CompletionCertificateFacts {
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0',
     location: '12.97160, 77.59460, accuracy 20 m, from the device',
     checks: ['email verified', 'mobile verified', 'face match score 91, liveness 88'],
+    fields: [
+      { label: 'Amount in words', shown: 'Two lakh rupees', filled: `by the signer ${at}` },
+      { label: 'Signed on', shown: '27/11/2026 14:05 IST', filled: `by the service ${at}` },
+    ],
   }));
   return {
     sessionId: 'esign_bench',

@@ -22,7 +22,15 @@ import { WebhookReceiver } from '../helpers/webhook-receiver';
  * completion listing each signer's values under the signer.
  */
 
-const at = (y: number, rest: Record<string, unknown>) => ({ x: 72, y, page: 0, alignment: 'left', width: 220, height: 20, ...rest });
+const at = (y: number, rest: Record<string, unknown>) => ({
+  x: 72,
+  y,
+  page: 0,
+  alignment: 'left',
+  width: 220,
+  height: 20,
+  ...rest,
+});
 
 interface FieldRow {
   field_id: string;
@@ -45,16 +53,16 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((cell += '"'), i++);
       else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === ',') (row.push(cell), (cell = ''));
     else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
+      (row.push(cell), rows.push(row), (row = []), (cell = ''), i++);
     } else cell += c;
   }
-  if (cell !== '' || row.length > 0) row.push(cell), rows.push(row);
+  if (cell !== '' || row.length > 0) (row.push(cell), rows.push(row));
   return rows;
 }
 
@@ -137,7 +145,11 @@ describe('field values through the API, webhooks, subscriptions and the certific
     const before = app.services.events.subscriberCount(sessionTopic(session.client_id));
     client.subscribe<EsignSignerFieldsUpdatedSubscription>(
       { query: print(EsignSignerFieldsUpdatedDocument), variables: { client_id: session.client_id } },
-      { next: (result) => result.data && updates.push(result.data.esignSessionUpdated), error: () => undefined, complete: () => undefined },
+      {
+        next: (result) => result.data && updates.push(result.data.esignSessionUpdated),
+        error: () => undefined,
+        complete: () => undefined,
+      },
     );
     await untilSubscribed(app, sessionTopic(session.client_id), before);
 
@@ -176,7 +188,12 @@ describe('field values through the API, webhooks, subscriptions and the certific
   });
 
   it('gives each value as kept, as drawn, who filled it and when', () => {
-    expect(row('Purpose')).toMatchObject({ type: 'text', value: 'गृह ऋण, "home" loan', shown: 'गृह ऋण, "home" loan', filled_by: 'signer' });
+    expect(row('Purpose')).toMatchObject({
+      type: 'text',
+      value: 'गृह ऋण, "home" loan',
+      shown: 'गृह ऋण, "home" loan',
+      filled_by: 'signer',
+    });
     expect(row('Consent')).toMatchObject({ type: 'checkbox', value: 'true', filled_by: 'signer' });
     expect(row('Branch')).toMatchObject({ type: 'dropdown', value: 'Chennai, South', shown: 'Chennai, South' });
     expect(row('Start')).toMatchObject({ type: 'date', value: '2026-12-01', shown: '01 Dec 2026', filled_by: 'signer' });
@@ -186,7 +203,12 @@ describe('field values through the API, webhooks, subscriptions and the certific
     expect(signedOn).toMatchObject({ type: 'date_signed', filled_by: 'service' });
     expect(signedOn.value).toBe(signedOn.filled_at);
     expect(signedOn.shown).toMatch(DATE_SIGNED_SHOWN);
-    expect(row('Loan number')).toMatchObject({ value: 'LN-2026-0042', shown: 'LN-2026-0042', filled_at: null, filled_by: 'owner' });
+    expect(row('Loan number')).toMatchObject({
+      value: 'LN-2026-0042',
+      shown: 'LN-2026-0042',
+      filled_at: null,
+      filled_by: 'owner',
+    });
     expect(row('Remarks')).toMatchObject({ value: null, shown: null, filled_at: null, filled_by: null });
     for (const label of ['Purpose', 'Consent', 'Branch', 'Start', 'Note']) {
       expect(Date.parse(row(label).filled_at!)).toBeLessThanOrEqual(Date.parse(signedOn.filled_at!));
@@ -204,10 +226,18 @@ describe('field values through the API, webhooks, subscriptions and the certific
     expect(answer.errors).toBeUndefined();
     expect(answer.data!.esignFieldValues).toEqual({ client_id: session.client_id, fields: rows });
 
-    const details = await rest<SessionJson>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } });
-    const elements = details.body.data!.signers.flatMap((signer) => signer.elements as { field_id: string; value: string | null; filled_at: string | null }[]);
+    const details = await rest<SessionJson>(app, 'GET', '/esign/details', {
+      token: owner.token,
+      query: { client_id: session.client_id },
+    });
+    const elements = details.body.data!.signers.flatMap(
+      (signer) => signer.elements as { field_id: string; value: string | null; filled_at: string | null }[],
+    );
     for (const entry of rows) {
-      expect(elements.find((element) => element.field_id === entry.field_id)).toMatchObject({ value: entry.value, filled_at: entry.filled_at });
+      expect(elements.find((element) => element.field_id === entry.field_id)).toMatchObject({
+        value: entry.value,
+        filled_at: entry.filled_at,
+      });
     }
     // REST details keeps the contract's signer: `fields` is GraphQL's.
     expect(details.body.data!.signers[0]).not.toHaveProperty('fields');
@@ -225,7 +255,17 @@ describe('field values through the API, webhooks, subscriptions and the certific
     const text = await response.text();
     expect(text.endsWith('\r\n')).toBe(true);
     const [header, ...body] = parseCsv(text);
-    const columns = ['field_id', 'signer_id', 'signer_position', 'type', 'label', 'value', 'shown', 'filled_at', 'filled_by'] as const;
+    const columns = [
+      'field_id',
+      'signer_id',
+      'signer_position',
+      'type',
+      'label',
+      'value',
+      'shown',
+      'filled_at',
+      'filled_by',
+    ] as const;
     expect(header).toEqual(columns);
     const expected = rows.map((entry) =>
       columns.map((column) => {
@@ -249,7 +289,9 @@ describe('field values through the API, webhooks, subscriptions and the certific
       expect(answer.status).toBe(404);
       expect(answer.body).toMatchObject({ success: false, data: null });
     }
-    expect((await rest(app, 'GET', '/esign/field-values', { query: { client_id: session.client_id, format: 'csv' } })).status).toBe(401);
+    expect(
+      (await rest(app, 'GET', '/esign/field-values', { query: { client_id: session.client_id, format: 'csv' } })).status,
+    ).toBe(401);
     const unknown = await fieldValues(owner.token, { client_id: session.client_id, format: 'xlsx' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors).toEqual([{ field: 'format', problem: 'must be one of json, csv' }]);
@@ -259,7 +301,10 @@ describe('field values through the API, webhooks, subscriptions and the certific
   });
 
   it('esign.signer.signed carries that signer’s fields, as the route shows them at the signature', async () => {
-    const signed = await receiver.waitFor((received) => received.filter((r) => r.json.type === 'esign.signer.signed').length === 2, 'two signatures');
+    const signed = await receiver.waitFor(
+      (received) => received.filter((r) => r.json.type === 'esign.signer.signed').length === 2,
+      'two signatures',
+    );
     const events = signed.filter((r) => r.json.type === 'esign.signer.signed');
     const first = events.find((event) => event.json.signer_id === session.signers[0].signer_id)!;
     const second = events.find((event) => event.json.signer_id === session.signers[1].signer_id)!;
@@ -287,7 +332,13 @@ describe('field values through the API, webhooks, subscriptions and the certific
     expect(asha).toBeGreaterThan(-1);
     expect(vikram).toBeGreaterThan(asha);
     const first = text.slice(asha, vikram);
-    for (const shown of ['Purpose: गृह ऋण, "home" loan', 'Consent: true', 'Branch: Chennai, South', 'Start: 01 Dec 2026', 'by the signer']) {
+    for (const shown of [
+      'Purpose: गृह ऋण, "home" loan',
+      'Consent: true',
+      'Branch: Chennai, South',
+      'Start: 01 Dec 2026',
+      'by the signer',
+    ]) {
       expect(first.replace(/\s+/g, ' ')).toContain(shown);
     }
     const second = text.slice(vikram, text.indexOf('Audit trail')).replace(/\s+/g, ' ');

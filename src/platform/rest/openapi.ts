@@ -135,5 +135,6 @@ function describeFormats(operation: OpenApiDocument['paths'][string][string], fo
       schema: { type: 'string', enum: ['json', ...names] },
     },
   ];
-  for (const format of Object.values(formats)) operation.responses[200].content[format.mediaType] = { schema: { type: 'string' } };
+  for (const format of Object.values(formats))
+    operation.responses[200].content[format.mediaType] = { schema: { type: 'string' } };
 }

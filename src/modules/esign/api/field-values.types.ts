@@ -30,11 +30,15 @@ export class FieldValueType {
 
   @Field(() => String, {
     nullable: true,
-    description: 'The text the value is drawn as (a date in its format, date_signed as "27/11/2026 14:05 IST"); null without a value.',
+    description:
+      'The text the value is drawn as (a date in its format, date_signed as "27/11/2026 14:05 IST"); null without a value.',
   })
   shown!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'When the signer (or the service) filled it (ISO 8601); null for a prefill.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'When the signer (or the service) filled it (ISO 8601); null for a prefill.',
+  })
   filled_at!: string | null;
 
   @Field(() => String, {

@@ -41,7 +41,9 @@ export function signerFieldValues(signer: {
         label: element.label ?? null,
         value: element.value,
         // A service value is the signing time itself; any other kind's drawing does not read the time.
-        shown: hasValue ? shownValue(element, source === 'service' ? new Date(element.value!) : (signer.completedAt ?? new Date())) : null,
+        shown: hasValue
+          ? shownValue(element, source === 'service' ? new Date(element.value!) : (signer.completedAt ?? new Date()))
+          : null,
         filled_at: filledAt,
         filled_by: !hasValue ? null : source === 'service' ? 'service' : filledAt ? 'signer' : 'owner',
       };
