@@ -1614,8 +1614,6 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     'POST /sign',
     'POST /decline',
     'POST /delegate',
-    'POST /fields',
-    'POST /fields/:fieldId/image',
   ];
 
   it('the table has exactly the routes of the signer API router', () => {
