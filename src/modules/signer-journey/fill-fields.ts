@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, findAppError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { fillSignerValues, keepValues, kindOf, lockTurn, signerByToken, type Signer } from '../esign/signer-side';
-import { storeBytes, type ImageFacts } from '../files';
+import { storeBytes } from '../files';
 import { EspTransaction } from './aadhaar/esp-transaction.entity';
 import { assertChecksPassed } from './checks/checks';
+import { readUploadedImage } from './uploaded-image';
 
 /** The largest image a signer may apply to a field (a company seal). */
 export const FIELD_IMAGE_MAX_BYTES = 2 * 1024 * 1024;
@@ -53,7 +54,7 @@ export async function fillImageField(
   const element = found.elements.find((candidate) => candidate.field_id === upload.fieldId);
   if (!element || !kindOf(element).assetValue || element.read_only)
     throw AppError.badRequest([{ field, problem: 'not an image field this signer fills' }]);
-  const facts = await readImage(services, field, upload);
+  const { bytes, facts } = await readUploadedImage(services, upload, { field, noun: 'image' });
   await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     assertChecksPassed(signer);
@@ -69,7 +70,7 @@ export async function fillImageField(
         widthPx: facts.width,
         heightPx: facts.height,
       },
-      upload.bytes!,
+      bytes,
     );
     keepValues(signer, new Map([[upload.fieldId, stored.id]]), new Date());
     recordAudit(tx, {
@@ -93,15 +94,4 @@ async function refuseWhileAtEsp(tx: EntityManager, signer: Signer): Promise<void
       message:
         'an eSign transaction of this signer is open with the values given before it: finish or cancel it at the ESP first',
     });
-}
-
-async function readImage(services: AppServices, field: string, upload: { type: string; bytes: Buffer | undefined }) {
-  if (upload.type !== 'image/jpeg' && upload.type !== 'image/png')
-    throw new AppError('unsupported_media_type', { errors: [{ field, problem: 'send the image as image/jpeg or image/png' }] });
-  if (!upload.bytes || upload.bytes.length === 0) throw AppError.missingFields([field]);
-  return services.untrusted.run<ImageFacts>('inspectImageTask', upload.bytes).catch((error: unknown) => {
-    const code = findAppError(error)?.code;
-    if (code === 'service_unavailable' || code === 'unprocessable_content') throw error;
-    throw AppError.badRequest([{ field, problem: 'a JPEG or PNG image' }]);
-  });
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, findAppError } from '../../../platform/errors';
+import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
 import { type Signer, lockSessionOf, lockTurn, recordSessionWebhook, signerByToken } from '../../esign/signer-side';
@@ -7,6 +7,7 @@ import { FaceMatchError, type FaceComparison } from '../../../platform/face';
 import { StoredFile, storeBytes, type ImageFacts } from '../../files';
 import { assertCheckIsDue, hasPassed } from './checks';
 import { publishCheckProgress } from './one-time-codes';
+import { readUploadedImage } from '../uploaded-image';
 
 export const FACE_PHOTO_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -33,29 +34,11 @@ export async function checkFace(
   origin: RequestOrigin,
 ): Promise<FaceCheckResult> {
   const found = await signerByToken(em, token);
-  const { photo, facts } = await readPhoto(services, upload);
+  const { bytes: photo, facts } = await readUploadedImage(services, upload, { field: 'image', noun: 'photo' });
   const taken = await takeAttempt(services, em, found, photo, facts);
   const { comparison, refusal } = await compareFaces(services, em, found, taken.reference, photo);
   const outcome = await recordFaceOutcome(services, em, found, { ...taken, comparison, refusal, origin });
   return answerOf(outcome, comparison, refusal);
-}
-
-/** The uploaded photo and what the untrusted pool read of it; anything but a readable JPEG or PNG is refused. */
-async function readPhoto(services: AppServices, upload: { type: string; bytes: Buffer | undefined }) {
-  if (upload.type !== 'image/jpeg' && upload.type !== 'image/png') {
-    throw new AppError('unsupported_media_type', {
-      errors: [{ field: 'image', problem: 'send the photo as image/jpeg or image/png' }],
-    });
-  }
-  const photo = upload.bytes;
-  if (!photo || photo.length === 0) throw AppError.missingFields(['image']);
-  const facts = await services.untrusted.run<ImageFacts>('inspectImageTask', photo).catch((error: unknown) => {
-    // A busy pool, or a photo too heavy to read in time, keeps its own answer; anything else is not a photo.
-    const code = findAppError(error)?.code;
-    if (code === 'service_unavailable' || code === 'unprocessable_content') throw error;
-    throw AppError.badRequest([{ field: 'image', problem: 'a JPEG or PNG photo' }]);
-  });
-  return { photo, facts };
 }
 
 /** 1. Take an attempt and keep the photo: it is the owner's evidence whatever the outcome. */
