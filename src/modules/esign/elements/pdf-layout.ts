@@ -80,7 +80,7 @@ export function formFieldLayouts(
         alignment: element.alignment as FormFieldLayout['alignment'],
         label: element.label ?? undefined,
         // The owner's prefill shows from the start (a service-filled value has none yet).
-        value: kind.assetValue || element.value === null ? null : kind.drawn(element, element.value, { signedAt: new Date() }),
+        value: kind.assetValue ? null : shownValue(element, new Date()),
         image: asset ? (assets.get(asset) ?? null) : null,
       },
     ];
