@@ -66,13 +66,17 @@ function completionFacts(signedBytes: number): CompletionCertificateFacts {
   }));
   return {
     sessionId: 'esign_bench',
-    documentName: 'Lease deed.pdf',
-    pageCount: 1,
+    documents: [
+      {
+        name: 'Lease deed.pdf',
+        pageCount: 1,
+        original: { sha256: 'a'.repeat(64), bytes: signedBytes },
+        signed: { sha256: 'b'.repeat(64), bytes: signedBytes },
+      },
+    ],
     createdAt: at,
     completedAt: at,
     signingOrder: 'sequential',
-    original: { sha256: 'a'.repeat(64), bytes: signedBytes },
-    signed: { sha256: 'b'.repeat(64), bytes: signedBytes },
     appended: false,
     signers,
     events: Array.from({ length: 40 }, (_, i) => ({
@@ -200,7 +204,10 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
       const verification = await verifyPdfSignatures(signed, { trustedRootsPem: [root.certificatePem] });
       const rendered = await renderCompletionCertificate({
         ...facts,
-        signed: { ...facts.signed, bytes: verification.document_bytes },
+        documents: facts.documents.map((document) => ({
+          ...document,
+          signed: { ...document.signed, bytes: verification.document_bytes },
+        })),
       });
       const withField = await prepareForSigning(rendered.pdf, [
         { fieldName: certificateAppearance.fieldName, signatureBoxes: [rendered.signatureBox] },

@@ -5,6 +5,7 @@ export type IdPrefix =
   | 'tok'
   | 'file'
   | 'esign'
+  | 'doc'
   | 'signer'
   | 'template'
   | 'field'

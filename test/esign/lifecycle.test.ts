@@ -184,7 +184,7 @@ describe('session lifecycle', () => {
         recordSignature(app.services, em(), {
           sessionId: session.client_id,
           signerId: session.signers[1].signer_id,
-          signedPdf: corpusFile('001-trivial/minimal-document.pdf'),
+          signedPdfs: new Map([[0, corpusFile('001-trivial/minimal-document.pdf')]]),
         }),
       ).rejects.toMatchObject({ code: 'conflict' });
 
@@ -197,7 +197,7 @@ describe('session lifecycle', () => {
         await recordSignature(app.services, em(), {
           sessionId: session.client_id,
           signerId: signer.signer_id,
-          signedPdf: revisions[index],
+          signedPdfs: new Map([[0, revisions[index]]]),
         });
         const read = (await details(owner.token, session.client_id)).body.data;
         expect(read.signers[index].status).toBe('completed');
@@ -231,7 +231,7 @@ describe('session lifecycle', () => {
         recordSignature(app.services, em(), {
           sessionId: session.client_id,
           signerId: session.signers[2].signer_id,
-          signedPdf: revisions[2],
+          signedPdfs: new Map([[0, revisions[2]]]),
         }),
       ).rejects.toMatchObject({ code: 'conflict' });
     });

@@ -493,7 +493,7 @@ describe('stamps reserved into sessions', () => {
         await recordSignature(app.services, app.services.orm.em.fork(), {
           sessionId: session.client_id,
           signerId: signer.signer_id,
-          signedPdf: FOUR_PAGE_PDF,
+          signedPdfs: new Map([[0, FOUR_PAGE_PDF]]),
         });
         const rows = await statusOf(ids);
         expect(rows.every((row) => row.status === (signer === session.signers.at(-1) ? 'used' : 'reserved'))).toBe(true);
@@ -589,7 +589,7 @@ describe('stamps reserved into sessions', () => {
       await recordSignature(app.services, app.services.orm.em.fork(), {
         sessionId: completed.client_id,
         signerId: completed.signers[0].signer_id,
-        signedPdf: FOUR_PAGE_PDF,
+        signedPdfs: new Map([[0, FOUR_PAGE_PDF]]),
       });
 
       const used = await instance(user, stampId);
@@ -655,7 +655,7 @@ describe('stamps reserved into sessions', () => {
       await recordSignature(app.services, app.services.orm.em.fork(), {
         sessionId: session.client_id,
         signerId: session.signers[0].signer_id,
-        signedPdf: FOUR_PAGE_PDF,
+        signedPdfs: new Map([[0, FOUR_PAGE_PDF]]),
       });
       for (const status of ['available', 'reserved', 'pending', 'rejected']) {
         await expect(sql(`update stamp_instances set status = ? where id = ?`, [status, stampId])).rejects.toThrow(
@@ -754,7 +754,7 @@ describe('stamps reserved into sessions', () => {
     await recordSignature(app.services, app.services.orm.em.fork(), {
       sessionId,
       signerId: created.body.data!.signers[0].signer_id,
-      signedPdf: FOUR_PAGE_PDF,
+      signedPdfs: new Map([[0, FOUR_PAGE_PDF]]),
     });
     expect((await details(sessionId)).stamps.map((s: any) => s.status)).toEqual(['used', 'used']);
     const listed = await rest<any>(app, 'GET', '/esign/list', { token: user.token, query: { page: 1, size: 10 } });

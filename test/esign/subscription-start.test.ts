@@ -120,7 +120,7 @@ describe('subscriptions start with the current state', () => {
       await recordSignature(app.services, app.services.orm.em.fork(), {
         sessionId: session.client_id,
         signerId: signer.signer_id,
-        signedPdf: pdf,
+        signedPdfs: new Map([[0, pdf]]),
       });
       await watching.until((seen) => seen.length > index + 1, `the change after signature ${index + 1}`);
     }

@@ -115,7 +115,7 @@ describe('esignSessionUpdated over graphql-ws', () => {
     await recordSignature(app.services, em(), {
       sessionId: session.client_id,
       signerId: session.signers[0].signer_id,
-      signedPdf: pdf,
+      signedPdfs: new Map([[0, pdf]]),
     });
     const [first] = await watching.next(1);
     expect(first).toMatchObject({ client_id: session.client_id, status: 'pending', signer_idx: 1 });
@@ -126,7 +126,7 @@ describe('esignSessionUpdated over graphql-ws', () => {
     await recordSignature(app.services, em(), {
       sessionId: session.client_id,
       signerId: session.signers[1].signer_id,
-      signedPdf: pdf,
+      signedPdfs: new Map([[0, pdf]]),
     });
     const [, second] = await watching.next(2);
     expect(second).toMatchObject({ status: 'completed', signer_idx: 2 });

@@ -124,7 +124,10 @@ describe('Aadhaar signing through an ESP (CCA eSign API 2.1)', () => {
     );
 
     const rows = await em().getConnection().execute('select * from esp_transactions');
-    expect(rows.find((row: any) => row.txn === sent.details.txn)).toMatchObject({ status: 'completed', input_hash: rangeHash });
+    expect(rows.find((row: any) => row.txn === sent.details.txn)).toMatchObject({
+      status: 'completed',
+      documents: [expect.objectContaining({ id: '1', input_hash: rangeHash })],
+    });
     // The full Aadhaar number reaches the ESP only: not the service's rows, answers or logs.
     expect(JSON.stringify(rows) + JSON.stringify(read) + JSON.stringify(events) + JSON.stringify(app.logs)).not.toContain(
       '234123412346',
@@ -339,10 +342,10 @@ describe('Aadhaar signing through an ESP (CCA eSign API 2.1)', () => {
     // Abandoned for good: the sweep expires it and deletes its prepared bytes.
     const [row] = await em()
       .getConnection()
-      .execute('select txn, prepared_key from esp_transactions where signer_id = ? and status = ?', [
-        view.signer.signer_id,
-        'pending',
-      ]);
+      .execute(
+        `select txn, documents->0->>'prepared_key' as prepared_key from esp_transactions where signer_id = ? and status = ?`,
+        [view.signer.signer_id, 'pending'],
+      );
     expect(await app.services.blobs.stat(row.prepared_key)).not.toBeNull();
     await pastDeadline(row.txn);
     expect(await expireDueEspTransactions(app.services, em(), 100)).toBeGreaterThanOrEqual(1);

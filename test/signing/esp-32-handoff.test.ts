@@ -159,8 +159,8 @@ describe('eSign 3.2: the request from this server, the acknowledgement, the fina
     const pdf = Buffer.from(await fetched.arrayBuffer());
     const row = await app.services.orm.em.fork().findOneOrFail(EspTransaction, { txn });
     const rangeHash = createHash('sha256')
-      .update(pdf.subarray(0, row.contentsAt))
-      .update(pdf.subarray(row.contentsEnd))
+      .update(pdf.subarray(0, row.documents[0]!.contents_at))
+      .update(pdf.subarray(row.documents[0]!.contents_end))
       .digest('hex');
     expect(rangeHash).toBe(document!.sha256Hex);
     expect(row.responseCode).toBe('RES-1');
@@ -281,6 +281,6 @@ describe('eSign 3.2: the request from this server, the acknowledgement, the fina
     expect(signer.esp_transaction).toMatchObject({ status: 'failed', error_code: 'esp_unreachable' });
     // The prepared bytes went with the transaction.
     const row = await app.services.orm.em.fork().findOneOrFail(EspTransaction, { txn: signer.esp_transaction.txn });
-    expect(await app.services.blobs.stat(row.preparedKey)).toBeFalsy();
+    expect(await app.services.blobs.stat(row.documents[0]!.prepared_key)).toBeFalsy();
   });
 });

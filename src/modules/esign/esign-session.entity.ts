@@ -45,11 +45,14 @@ export class EsignSession {
   @Property({ type: 'string', length: 40 })
   backend!: string;
 
-  /** The PDF the integrator uploaded. */
+  /** The first document's upload and name: the contract's `file_id` and `filename`, fixed at creation. */
   @ManyToOne(() => StoredFile)
   file!: StoredFile;
 
-  /** The PDF signers see and sign: the upload, then each signed revision. */
+  /**
+   * The first document's current PDF (the contract's `current_pdf_file_id`): a copy of its EsignDocument row's,
+   * kept so the hottest read (details) stays one row. Written only with it, by setCurrentPdf (documents.ts).
+   */
   @ManyToOne(() => StoredFile)
   currentPdfFile!: StoredFile;
 
@@ -112,14 +115,18 @@ export class EsignSession {
   @Property({ type: 'string', length: 16, default: 'sequential' })
   signingOrder: Opt<SigningOrder> = 'sequential';
 
-  /** Stamp certificate pages placed before the uploaded PDF; element pages shift by this much. */
+  /** Stamp certificate pages placed before the stamped document; that document's element pages shift by this much. */
   @Property({ type: 'integer', default: 0 })
   stampPageCount: Opt<number> = 0;
+
+  /** The document (position) the stamp pages are in front of. */
+  @Property({ type: 'integer', default: 0 })
+  stampDocument: Opt<number> = 0;
 
   @Property({ type: 'string', length: 16 })
   status: Opt<SessionStatus> = 'pending';
 
-  /** When the working PDF got its signature fields; from then on every change is an incremental update. */
+  /** When the documents got their signature fields; from then on every change is an incremental update. */
   @Property({ type: 'datetime', nullable: true })
   preparedAt?: Date;
 
@@ -149,6 +156,37 @@ export class EsignSession {
 
   @OneToMany(() => Signer, (signer) => signer.session, { orderBy: { position: 'asc' } })
   signers = new Collection<Signer>(this);
+
+  @OneToMany(() => EsignDocument, (document) => document.session, { orderBy: { position: 'asc' } })
+  documents = new Collection<EsignDocument>(this);
+}
+
+/**
+ * One document of a session's envelope, in the order signers see them (`position` 0 is the contract's `file_id`).
+ * A session made with `file_id` alone has one. Elements name their document by position (StoredElement.document).
+ */
+@Entity({ tableName: 'esign_documents' })
+@Unique({ properties: ['session', 'position'] })
+export class EsignDocument {
+  @PrimaryKey({ type: 'string', length: 64 })
+  id: string = newId('doc');
+
+  @ManyToOne(() => EsignSession, { deleteRule: 'cascade' })
+  session!: EsignSession;
+
+  @Property({ type: 'integer' })
+  position!: number;
+
+  @Property({ type: 'string', length: 255 })
+  name!: string;
+
+  /** The PDF the integrator uploaded. */
+  @ManyToOne(() => StoredFile)
+  file!: StoredFile;
+
+  /** The PDF signers see and sign: the upload (with stamp pages in front), then each signed revision. */
+  @ManyToOne(() => StoredFile)
+  currentPdfFile!: StoredFile;
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import type { ModuleManifest } from '../../platform/module';
 import { AuditResolver } from './api/audit-trail.resolver';
-import { EsignSession, Signer } from './esign-session.entity';
+import { EsignDocument, EsignSession, Signer } from './esign-session.entity';
 import { esignJobs } from './esign.jobs';
 import { esignRestRoutes } from './api/esign.rest';
 import { NotificationResolver } from './api/outbox.resolver';
@@ -37,7 +37,7 @@ export { kindOf } from './elements/registry';
 
 export const esignModule: ModuleManifest = {
   name: 'esign',
-  entities: [EsignSession, Signer],
+  entities: [EsignSession, Signer, EsignDocument],
   resolvers: [
     EsignSessionResolver,
     ElementResolver,

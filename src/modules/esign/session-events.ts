@@ -3,6 +3,7 @@ import type { AppServices } from '../../platform/services';
 import { recordWebhookEvent, type WebhookEventType } from '../webhooks';
 import type { EsignSession } from './esign-session.entity';
 import type { FieldValue } from './elements/field-values';
+import type { DocumentSummary } from './documents';
 
 export const sessionTopic = (clientId: string) => `esign:${clientId}`;
 
@@ -45,13 +46,15 @@ export function recordSessionWebhook(
   session: { id: string; userId: string },
   type: Extract<WebhookEventType, `esign.${string}`>,
   signerId?: string,
-  fields?: FieldValue[],
+  /** What the event adds: the signer's field values, the documents it concerns (documentSummary). */
+  extra?: { fields?: FieldValue[]; documents?: DocumentSummary[] },
 ): Promise<string | null> {
+  const attributes = { ...(signerId ? { signer_id: signerId } : {}), ...extra };
   return recordWebhookEvent(services, em, {
     userId: session.userId,
     type,
     resourceId: session.id,
     read: { operation: 'Query.esignSession', variables: { client_id: session.id } },
-    ...(signerId ? { attributes: { signer_id: signerId, ...(fields ? { fields } : {}) } } : {}),
+    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
   });
 }

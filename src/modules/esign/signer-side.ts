@@ -4,7 +4,17 @@
  * recording what they do (signature, decline, hand-over, codes) and announcing it. Only signer-journey may import
  * this file (the lint's rule `esign-signer-side`); every other module uses esign's index.ts.
  */
-export { EsignSession, Signer } from './esign-session.entity';
+export { EsignDocument, EsignSession, Signer } from './esign-session.entity';
+export {
+  currentPageOf,
+  documentsOf,
+  documentsSignedBy,
+  documentSummary,
+  elementsOn,
+  setCurrentPdf,
+  stampShiftOf,
+} from './documents';
+export { documentOf } from './elements/stored-element';
 export type { SignerLocation, StoredElement } from './signers/signer-state';
 export { isSignersTurn, lockSessionOf, lockSessionOfSigner, lockSigner, lockTurn, signerByToken } from './signers/signer-turn';
 export { handOverSigner } from './signers/reassign-signer';
@@ -13,7 +23,7 @@ export { recordDecline } from './session/decline-session';
 export { publishSignerChange, recordSessionWebhook } from './session-events';
 export { positionsOf } from './api/signer.types';
 export { recordSignature } from './completion/record-signature';
-export { completeDocument, type CompletedDocument } from './completion/completion-certificate';
+export { completeEnvelope, type CompletedEnvelope } from './completion/completion-certificate';
 export {
   assetIdsOf,
   formFieldLayouts,

@@ -68,35 +68,54 @@ export function renderInvite(brand: Branding, content: InviteContent): RenderedM
 export interface CompletionContent {
   signerName: string;
   filename: string;
-  /** The signed PDF; absent when the session does not allow downloads. */
-  download?: { url: string; expiresAt: Date };
+  /** Each signed PDF of the envelope, in order; absent when the session does not allow downloads. */
+  downloads?: { name: string; url: string }[];
+  /** When the download links stop working. */
+  linksExpireAt?: Date;
 }
 
 export function renderCompletion(brand: Branding, content: CompletionContent): RenderedMessage {
   const doc = `“${content.filename}”`;
-  const done = `Everyone has signed ${doc}.`;
-  const until = content.download ? `The link works until ${formatUtc(content.download.expiresAt)}.` : '';
+  const downloads = content.downloads ?? [];
+  const several = downloads.length > 1;
+  const done = several
+    ? `Everyone has signed ${doc} and the ${downloads.length - 1} other documents with it.`
+    : `Everyone has signed ${doc}.`;
+  const until = content.linksExpireAt
+    ? `The link${several ? 's work' : ' works'} until ${formatUtc(content.linksExpireAt)}.`
+    : '';
+  const keeps = 'The sender keeps the signed document; ask them for a copy.';
   return {
     subject: `${doc} is signed`,
     text: textOf(brand, [
       `Hello ${content.signerName},`,
       done,
-      content.download
-        ? `Download the signed document:\n${content.download.url}\n${until}`
-        : 'The sender keeps the signed document; ask them for a copy.',
+      downloads.length === 0
+        ? keeps
+        : several
+          ? `Download the signed documents:\n${downloads.map((download) => `${download.name}: ${download.url}`).join('\n')}\n${until}`
+          : `Download the signed document:\n${downloads[0]!.url}\n${until}`,
     ]),
     html: htmlOf(brand, [
       p(`Hello ${esc(content.signerName)},`),
       p(esc(done)),
-      ...(content.download
-        ? [
-            button(content.download.url, 'Download the signed PDF'),
-            p(`Or open this link: ${link(content.download.url)}`),
-            p(esc(until), 'color:#555;font-size:13px'),
-          ]
-        : [p('The sender keeps the signed document; ask them for a copy.')]),
+      ...(downloads.length === 0
+        ? [p(keeps)]
+        : several
+          ? [
+              ...downloads.map((download) => p(`${esc(download.name)}: ${link(download.url)}`)),
+              p(esc(until), 'color:#555;font-size:13px'),
+            ]
+          : [
+              button(downloads[0]!.url, 'Download the signed PDF'),
+              p(`Or open this link: ${link(downloads[0]!.url)}`),
+              p(esc(until), 'color:#555;font-size:13px'),
+            ]),
     ]),
-    short: content.download ? `${brand.name}: ${done} Download: ${content.download.url}` : `${brand.name}: ${done}`,
+    short:
+      downloads.length === 0
+        ? `${brand.name}: ${done}`
+        : `${brand.name}: ${done} Download: ${downloads.map((download) => download.url).join(' ')}`,
   };
 }
 

@@ -2,6 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
 import {
   assetIdsOf,
+  documentsOf,
+  documentsSignedBy,
+  elementsOn,
+  setCurrentPdf,
+  stampShiftOf,
+  type EsignDocument,
   EsignSession,
   formFieldLayouts,
   lockedFieldNames,
@@ -30,37 +36,110 @@ export async function assetsOf(services: AppServices, tx: EntityManager, session
   return assets;
 }
 
-/** The values a signer's signature update writes into their fields (signerFills), seal images read. */
-export async function fillsOf(services: AppServices, tx: EntityManager, session: EsignSession, signer: Signer, signedAt: Date) {
-  return signerFills(signer.elements, signedAt, await assetsOf(services, tx, session, signer.elements));
+/** The values a signer's signature update on one document writes into their fields there (signerFills), seal images read. */
+export async function fillsOf(
+  services: AppServices,
+  tx: EntityManager,
+  session: EsignSession,
+  signer: Signer,
+  position: number,
+  signedAt: Date,
+) {
+  const elements = elementsOn(signer.elements, position);
+  return signerFills(elements, signedAt, await assetsOf(services, tx, session, elements));
+}
+
+/** A document of the envelope and the bytes of its current PDF. */
+export interface WorkingDocument {
+  document: EsignDocument;
+  pdf: Buffer;
 }
 
 /**
- * The working PDF, prepared once before the first signature: the owner's images drawn, one signature field per
- * signer at its placements (its lock naming the signer's form fields), and every form field, empty or showing the
- * owner's prefill (stamp pages already in front, so pages shift by them), appended as an incremental update.
- * Stored as a new file that becomes the session's current PDF.
+ * The documents a signer signs (documentsSignedBy), each as it stands now, prepared first if no signer has signed
+ * yet (ensurePrepared).
  */
-export async function ensurePrepared(services: AppServices, tx: EntityManager, session: EsignSession): Promise<Buffer> {
-  const current = await tx.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
-  if (session.preparedAt) return services.blobs.getBytes(current.storageKey);
+export async function documentsToSign(
+  services: AppServices,
+  tx: EntityManager,
+  session: EsignSession,
+  signer: Signer,
+): Promise<WorkingDocument[]> {
+  const documents = await ensurePrepared(services, tx, session);
+  const signed = new Set(documentsSignedBy(signer, documents.length));
+  const working: WorkingDocument[] = [];
+  for (const document of documents.filter((candidate) => signed.has(candidate.position))) {
+    const current = await tx.findOneOrFail(StoredFile, { id: document.currentPdfFile.id });
+    working.push({ document, pdf: await services.blobs.getBytes(current.storageKey) });
+  }
+  return working;
+}
+
+/**
+ * The envelope's documents, prepared once before the first signature, each as one incremental update: the owner's
+ * images drawn, one signature field per signer who signs it at their placements there (its lock naming the signer's
+ * form fields), and every form field, empty or showing the owner's prefill (stamp pages already in front of the
+ * stamped document, so its pages shift by them). Each is stored as a new file that becomes its current PDF.
+ */
+export async function ensurePrepared(services: AppServices, tx: EntityManager, session: EsignSession): Promise<EsignDocument[]> {
+  const documents = await documentsOf(tx, session);
+  if (session.preparedAt) return documents;
 
   const signers = await tx.find(Signer, { session }, { orderBy: { position: 'asc' } });
-  const shift = session.stampPageCount;
-  const elements = signers.flatMap((signer) => signer.elements);
-  const assets = await assetsOf(services, tx, session, elements);
+  const assets = await assetsOf(
+    services,
+    tx,
+    session,
+    signers.flatMap((signer) => signer.elements),
+  );
+  for (const document of documents) {
+    const current = await tx.findOneOrFail(StoredFile, { id: document.currentPdfFile.id });
+    const prepared = await prepareDocument(services, {
+      pdf: await services.blobs.getBytes(current.storageKey),
+      pageCount: current.pageCount,
+      shift: stampShiftOf(session, document.position),
+      signers: signers.filter((signer) => documentsSignedBy(signer, documents.length).includes(document.position)),
+      position: document.position,
+      assets,
+    });
+    const file = await storeBytes(
+      services.blobs,
+      tx,
+      { ownerId: session.user.id, kind: 'pdf', name: document.name, mime: 'application/pdf', pageCount: current.pageCount },
+      prepared,
+    );
+    setCurrentPdf(session, document, file);
+  }
+  session.preparedAt = new Date();
+  await tx.flush();
+  return documents;
+}
+
+/** One document's preparing update, made in the worker pool (as every parse of uploaded bytes); its bytes stay a prefix. */
+function prepareDocument(
+  services: AppServices,
+  input: {
+    pdf: Buffer;
+    pageCount: number | undefined;
+    shift: number;
+    signers: Signer[];
+    position: number;
+    assets: Map<string, Asset>;
+  },
+): Promise<Uint8Array> {
+  const { shift, assets, position } = input;
+  const on = (signer: Signer) => elementsOn(signer.elements, position);
+  const elements = input.signers.flatMap(on);
   const images: ImagePlacement[] = pageImageElements(elements)
     .filter((element) => assets.has(element.value!))
     .map((element) => ({ ...element, page: element.page + shift, ...assets.get(element.value!)! }));
-  const uploadedPages = (current.pageCount ?? shift) - shift;
-  // One incremental update of the current document (its bytes stay a prefix): in the worker pool, as every parse
-  // of uploaded bytes.
-  const prepared = await services.untrusted.run<Uint8Array>('prepareForSigningTask', {
-    pdf: await services.blobs.getBytes(current.storageKey),
-    signers: signers.map((signer) => ({
+  const uploadedPages = (input.pageCount ?? shift) - shift;
+  return services.untrusted.run<Uint8Array>('prepareForSigningTask', {
+    pdf: input.pdf,
+    signers: input.signers.map((signer) => ({
       fieldName: fieldNameOf(signer),
-      lockedFields: lockedFieldNames(signer.elements),
-      signatureBoxes: signatureElements(signer.elements).map((element) => {
+      lockedFields: lockedFieldNames(on(signer)),
+      signatureBoxes: signatureElements(on(signer)).map((element) => {
         const wet = element.value ? assets.get(element.value) : undefined;
         return {
           page: element.page + shift,
@@ -75,14 +154,4 @@ export async function ensurePrepared(services: AppServices, tx: EntityManager, s
     images,
     formFields: formFieldLayouts(elements, shift, uploadedPages, assets),
   });
-  const file = await storeBytes(
-    services.blobs,
-    tx,
-    { ownerId: session.user.id, kind: 'pdf', name: session.filename, mime: 'application/pdf', pageCount: current.pageCount },
-    prepared,
-  );
-  session.currentPdfFile = file;
-  session.preparedAt = new Date();
-  await tx.flush();
-  return Buffer.from(prepared);
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
-import { EsignSession, recordSessionWebhook, signerByToken } from '../esign/signer-side';
+import { EsignDocument, EsignSession, recordSessionWebhook, signerByToken } from '../esign/signer-side';
 import { StoredFile } from '../files';
 
 /** The document a signer may read: its size, and its bytes once the caller is ready to send them. */
@@ -13,7 +13,7 @@ export interface SignerDocument {
 }
 
 /**
- * A signer reads the session's current document: while it is pending (before, during and after their turn),
+ * A signer reads one document of the session (`position`, the first by default) as it now stands: while it is pending (before, during and after their turn),
  * and once completed only if the sender allows downloads; never a cancelled or expired one. Each read is
  * audited as `viewed` (the page loads it once; a download after completion counts too).
  */
@@ -22,6 +22,7 @@ export async function readSignerDocument(
   em: EntityManager,
   token: string | null,
   origin: RequestOrigin,
+  position = 0,
 ): Promise<SignerDocument> {
   const signer = await signerByToken(em, token);
   const session = await em.findOneOrFail(EsignSession, { id: signer.session.id });
@@ -29,7 +30,9 @@ export async function readSignerDocument(
     throw new AppError('conflict', { message: `the session is ${session.status}` });
   if (session.status === 'completed' && !session.allowDownload)
     throw new AppError('conflict', { message: 'downloading the signed document is not allowed' });
-  const file = await em.findOneOrFail(StoredFile, { id: session.currentPdfFile.id });
+  const document = await em.findOne(EsignDocument, { session, position });
+  if (!document) throw new AppError('not_found', { message: `the session has no document ${position}` });
+  const file = await em.findOneOrFail(StoredFile, { id: document.currentPdfFile.id });
   await em.transactional(async (tx) => {
     // The owner hears of a signer's first look only; every look is in the audit trail.
     const [seen] = await tx
@@ -40,7 +43,13 @@ export async function readSignerDocument(
         'all',
         tx.getTransactionContext(),
       );
-    recordAudit(tx, { session, signer, event: 'viewed', origin, details: { file_id: file.id } });
+    recordAudit(tx, {
+      session,
+      signer,
+      event: 'viewed',
+      origin,
+      details: { file_id: file.id, ...(position > 0 && { document_id: document.id }) },
+    });
     if (!seen)
       await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.viewed', signer.id);
   });

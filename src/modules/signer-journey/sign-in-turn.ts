@@ -4,14 +4,15 @@ import type { AppServices } from '../../platform/services';
 import { recordAudit, type RequestOrigin } from '../audit';
 import {
   assertFieldsComplete,
-  completeDocument,
+  completeEnvelope,
+  documentsOf,
   EsignSession,
   fillServiceValues,
   lockTurn,
   signerByToken,
   recordSignature,
   Signer,
-  type CompletedDocument,
+  type CompletedEnvelope,
 } from '../esign/signer-side';
 import { StoredFile } from '../files';
 import {
@@ -23,13 +24,14 @@ import {
   type SignatureAppearance,
 } from '../signing';
 import { assertChecksPassed } from './checks/checks';
-import { ensurePrepared, fieldNameOf, fillsOf } from './prepare-document';
+import { documentsToSign, fieldNameOf, fillsOf } from './prepare-document';
 import { platformOrPfx } from './signing-material';
 
 /**
  * The signer whose turn it is signs with a key held here (suresign, PFX), on consent: one incremental PAdES
- * signature over the current PDF, with its appearance at the signer's placements. The session row is locked for
- * the whole step, so a double submit cannot sign twice. Aadhaar signers sign through their ESP (aadhaar-esign.ts).
+ * signature over the current PDF of every document they sign, with its appearance at their placements there, all
+ * recorded together or none. The session row is locked for the whole step, so a double submit cannot sign twice.
+ * Aadhaar signers sign through their ESP (aadhaar-esign.ts).
  */
 export async function signAsSigner(
   services: AppServices,
@@ -59,16 +61,18 @@ export async function signAsSigner(
     assertChecksPassed(signer);
     assertFieldsComplete(signer);
     const material = early ?? (await platformOrPfx(services, tx, signer));
-    const working = await ensurePrepared(services, tx, session);
     const time = new Date();
-    // The update is built from the parsed document in the worker pool (the signer's values with it); the key signs here.
-    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
-      pdf: working,
-      appearance: signerAppearance(signer, time, await fillsOf(services, tx, session, signer, time)),
-    });
-    const { updated, contentsAt, contentsEnd } = update;
-    const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
-    const signed = fillSignature(update, await timestampSignature(services.config.tsa, signature));
+    const signed = new Map<number, Uint8Array>();
+    for (const { document, pdf } of await documentsToSign(services, tx, session, signer)) {
+      // The update is built from the parsed document in the worker pool (the signer's values with it); the key signs here.
+      const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
+        pdf,
+        appearance: signerAppearance(signer, time, await fillsOf(services, tx, session, signer, document.position, time)),
+      });
+      const { updated, contentsAt, contentsEnd } = update;
+      const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
+      signed.set(document.position, fillSignature(update, await timestampSignature(services.config.tsa, signature)));
+    }
     return recordSignedRevision(services, tx, { session, signer, signed, time, origin, knownRevocation });
   });
 }
@@ -93,19 +97,23 @@ export async function completesOnNextSignature(
 }
 
 /**
- * The revocation of the certificates the session's current document carries, and of those the coming signature
- * adds, looked up before its transaction (prefetchRevocation).
+ * The revocation of the certificates the session's current documents carry, and of those the coming signature
+ * adds, looked up before its transaction (prefetchRevocation), for every document at once.
  */
 export async function revocationBeforeCompletion(
   services: AppServices,
   em: EntityManager,
   session: EsignSession,
-  adding: { certificatesPem?: string[]; cms?: Uint8Array[]; pdf?: Uint8Array },
+  adding: { certificatesPem?: string[]; cms?: Uint8Array[] },
 ): Promise<KnownRevocation> {
-  const pdf =
-    adding.pdf ??
-    (await services.blobs.getBytes((await em.fork().findOneOrFail(StoredFile, { id: session.currentPdfFile.id })).storageKey));
-  return prefetchRevocation(services, em, { pdf, certificatesPem: adding.certificatesPem, cms: adding.cms });
+  const reader = em.fork();
+  const pdfs: Uint8Array[] = [];
+  for (const document of await documentsOf(reader, session)) {
+    pdfs.push(
+      await services.blobs.getBytes((await reader.findOneOrFail(StoredFile, { id: document.currentPdfFile.id })).storageKey),
+    );
+  }
+  return prefetchRevocation(services, em, { pdfs, certificatesPem: adding.certificatesPem, cms: adding.cms });
 }
 
 /** What a signer's signature shows in its widgets, names in its dictionary, and writes into the signer's fields. */
@@ -125,10 +133,11 @@ export function signerAppearance(signer: Signer, time: Date, fills: SignatureApp
 }
 
 /**
- * Records a signature made over the session's current PDF (by a key held here, or returned by an ESP), under the
- * session lock the caller holds: the audit row, and when it is the last signature to be made (in either signing
- * order: signerIdx counts the signatures made so far) the completion of the document before it is stored: its
- * certificate of completion, and its validation data (B-LT) with a document time-stamp (B-LTA).
+ * Records a signer's signatures made over the current PDFs of the documents they sign (by a key held here, or
+ * returned by an ESP), under the session lock the caller holds: the audit row, and when it is the last signature to
+ * be made (in either signing order: signerIdx counts the signatures made so far) the completion of the envelope
+ * before it is stored: its certificate of completion, and every document's validation data (B-LT) with a document
+ * time-stamp (B-LTA).
  */
 export async function recordSignedRevision(
   services: AppServices,
@@ -136,7 +145,8 @@ export async function recordSignedRevision(
   input: {
     session: EsignSession;
     signer: Signer;
-    signed: Uint8Array;
+    /** The signed revision of each document the signer signed, by position. */
+    signed: ReadonlyMap<number, Uint8Array>;
     time: Date;
     origin?: RequestOrigin;
     /** What was learned of revocation before the transaction (revocationBeforeCompletion). */
@@ -146,25 +156,42 @@ export async function recordSignedRevision(
   const { session, signer, time, origin } = input;
   // The values the service filled in the signature's update (date_signed), kept with what the signer filled.
   fillServiceValues(signer, time);
+  const documents = await documentsOf(tx, session);
   recordAudit(tx, {
     session,
     signer,
     event: 'signed',
     origin,
-    details: { sign_type: signer.signType, field: fieldNameOf(signer), signed_at: time.toISOString() },
+    details: {
+      sign_type: signer.signType,
+      field: fieldNameOf(signer),
+      signed_at: time.toISOString(),
+      ...(documents.length > 1 && {
+        documents: documents
+          .filter((document) => input.signed.has(document.position))
+          .map((document) => ({ document_id: document.id, name: document.name })),
+      }),
+    },
   });
   await tx.flush();
   let signed = input.signed;
-  let completed: CompletedDocument | undefined;
+  let completed: CompletedEnvelope | undefined;
   if (session.signerIdx === (await tx.count(Signer, { session })) - 1) {
-    completed = await completeDocument(services, tx, session, signed, { signer, signedAt: time }, input.knownRevocation);
-    signed = completed.pdf;
+    // Every document completes: those this signer did not sign stand as the others left them.
+    const last: Uint8Array[] = [];
+    for (const document of documents) {
+      last[document.position] =
+        input.signed.get(document.position) ??
+        (await services.blobs.getBytes((await tx.findOneOrFail(StoredFile, { id: document.currentPdfFile.id })).storageKey));
+    }
+    completed = await completeEnvelope(services, tx, session, last, { signer, signedAt: time }, input.knownRevocation);
+    signed = new Map(completed.documents.map((pdf, position) => [position, pdf]));
   }
   const ltv = completed?.ltv;
   const recorded = await recordSignature(services, tx, {
     sessionId: session.id,
     signerId: signer.id,
-    signedPdf: signed,
+    signedPdfs: signed,
     completionCertificate: completed?.certificate,
   });
   if (recorded.status === 'completed') {
@@ -174,7 +201,14 @@ export async function recordSignedRevision(
       details: {
         completion_certificate_file_id: recorded.completionCertificateFile?.id ?? null,
         certificate_appended: recorded.appendCertificate,
-        ...(ltv && { document_timestamp: ltv.documentTimestamp, revocation: ltv.revocation }),
+        ...(ltv?.[0] && { document_timestamp: ltv[0].documentTimestamp, revocation: ltv[0].revocation }),
+        ...(documents.length > 1 && {
+          documents: documents.map((document) => ({
+            document_id: document.id,
+            name: document.name,
+            document_timestamp: ltv?.[document.position]?.documentTimestamp ?? null,
+          })),
+        }),
       },
     });
   }

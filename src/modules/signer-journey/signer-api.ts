@@ -64,7 +64,16 @@ function signerHandler(services: AppServices): Handle {
 const bodyOf = (req: Request) =>
   (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
 
-/** The signer's view and the current document. */
+/** `?document=<position>`: which document of the envelope; absent, the first. */
+function documentPosition(req: Request): number {
+  const raw = req.query.document;
+  if (raw === undefined) return 0;
+  if (typeof raw !== 'string' || !/^\d{1,2}$/.test(raw))
+    throw AppError.badRequest([{ field: 'document', problem: 'must be a zero-based document position' }]);
+  return Number(raw);
+}
+
+/** The signer's view and the current documents. */
 function readRoutes(services: AppServices, router: express.Router, handle: Handle): void {
   router.get(
     '/session',
@@ -75,7 +84,7 @@ function readRoutes(services: AppServices, router: express.Router, handle: Handl
   router.get(
     '/document',
     handle(async (req, res, em, token) => {
-      const document = await readSignerDocument(services, em, token, requestOrigin(req));
+      const document = await readSignerDocument(services, em, token, requestOrigin(req), documentPosition(req));
       res.setHeader('Content-Type', 'application/pdf');
       res.setHeader('Content-Length', String(document.sizeBytes));
       res.setHeader('Cache-Control', 'private, no-store');

@@ -1,5 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EsignSession, isSignersTurn, positionsOf, Signer, signatureElements, signerForm } from '../esign/signer-side';
+import {
+  currentPageOf,
+  documentOf,
+  documentsOf,
+  documentsSignedBy,
+  EsignSession,
+  isSignersTurn,
+  positionsOf,
+  Signer,
+  signatureElements,
+  signerForm,
+  stampShiftOf,
+} from '../esign/signer-side';
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
 import { isSignerCancellation } from '../signing';
@@ -35,6 +47,8 @@ export async function signerView(em: EntityManager, signer: Signer) {
   const signers = await em.find(Signer, { session }, { orderBy: { position: 'asc' } });
   const current = signers.find((s) => s.position === session.signerIdx);
   const decliner = signers.find((s) => s.status === 'declined');
+  const documents = await documentsOf(em, session);
+  const signs = new Set(documentsSignedBy(signer, documents.length));
   return {
     session: {
       client_id: session.id,
@@ -48,6 +62,13 @@ export async function signerView(em: EntityManager, signer: Signer) {
       redirect_url: session.redirectUrl ?? null,
       email_template_overrides: session.emailTemplateOverrides ?? null,
       expires_at: session.expiresAt,
+      // The envelope, in the order the page shows it: GET /signer-api/document?document=<position> reads each.
+      documents: documents.map((document) => ({
+        position: document.position,
+        name: document.name,
+        stamp_pages: stampShiftOf(session, document.position),
+        signed_by_you: signs.has(document.position),
+      })),
       // Who ended the session by declining (their reason is theirs and the owner's to read).
       declined_by: decliner ? decliner.fullName : null,
     },
@@ -63,17 +84,18 @@ export async function signerView(em: EntityManager, signer: Signer) {
       attempts_left: Math.max(0, signer.maxRetry - signer.failedAttempts),
       // Aadhaar signers: their latest eSign transaction with the ESP (pending, completed, failed, expired), or null.
       esp_transaction: signer.signType === 'aadhaar' ? await latestEspTransaction(em, signer.id) : null,
-      positions: positionsOf(signer.elements, session.stampPageCount),
-      // Where this signer's signature goes, on the pages of the current document (stamp pages come first).
+      positions: positionsOf(signer.elements, session),
+      // Where this signer's signature goes, on the pages of each document's current PDF (stamp pages come first).
       fields: signatureElements(signer.elements).map((element) => ({
-        page: element.page + session.stampPageCount,
+        document: documentOf(element),
+        page: currentPageOf(element, session),
         x: element.x,
         y: element.y,
         width: element.width,
         height: element.height,
       })),
       // The fields this signer fills (or sees filled), with their rules and boxes.
-      form: signerForm(signer, session.stampPageCount),
+      form: signerForm(signer, session),
     },
     // A parallel session has no one turn: every pending signer may sign.
     whose_turn:

@@ -21,6 +21,7 @@ export {
 } from './esp/esp-adapter';
 export {
   buildEsignRequest,
+  MAX_INPUT_HASHES,
   parseAndVerifyEsignRequest,
   type EsignRequestInput,
   type EsignVersion,

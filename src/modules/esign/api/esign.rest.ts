@@ -27,6 +27,12 @@ export const esignRestRoutes: RestRoute[] = [
   { method: 'GET', path: '/esign/details', operation: 'Query.esignSession', summary: 'Read a session with its signers.' },
   {
     method: 'GET',
+    path: '/esign/documents',
+    operation: 'Query.esignDocuments',
+    summary: 'The documents of a session: files, stamp pages, who signs each and how far (added).',
+  },
+  {
+    method: 'GET',
     path: '/esign/download-pdf',
     operation: 'Query.esignDownloadUrl',
     summary: 'A short-lived URL of the signed PDF, once the session is completed.',

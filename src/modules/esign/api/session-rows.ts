@@ -30,6 +30,7 @@ export type SessionRecord = Pick<
   | 'emailTemplateOverrides'
   | 'signerIdx'
   | 'stampPageCount'
+  | 'stampDocument'
   | 'status'
   | 'cancelReason'
   | 'templateVersion'
@@ -82,7 +83,7 @@ type Row = Record<string, any>;
 
 const SESSION_COLUMNS = `id, user_id, sign_type, auth_mode, backend, file_id, current_pdf_file_id, filename, folder,
   allow_download, allow_delegation, append_certificate, signing_order, reminder_interval_hours, reminder_max, archived, expiry_seconds, expires_at, max_retry, redirect_url, sender, email_template_overrides,
-  signer_idx, stamp_page_count, status, cancel_reason, template_id, template_version, created_at`;
+  signer_idx, stamp_page_count, stamp_document, status, cancel_reason, template_id, template_version, created_at`;
 
 const SIGNER_COLUMNS = `id, session_id, position, token_sealed, sign_type, auth_mode, max_retry, pfx_id, full_name, email,
   country_code, mobile, verify_email, verify_mobile, reason, accept_virtual_sign, verify_location, location_source,
@@ -139,6 +140,7 @@ function sessionRecordOf(row: Row): SessionRecord {
     emailTemplateOverrides: optional(row.email_template_overrides),
     signerIdx: row.signer_idx,
     stampPageCount: row.stamp_page_count,
+    stampDocument: row.stamp_document,
     status: row.status,
     cancelReason: optional(row.cancel_reason),
     template: row.template_id == null ? undefined : { id: row.template_id },

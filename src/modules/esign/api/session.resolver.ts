@@ -13,7 +13,15 @@ import { downloadCompletionCertificate, downloadSignedPdf } from '../completion/
 import { initializeEsign } from '../session/initialize-esign';
 import { getOwnSession } from '../session/own-session';
 import { listOwnSessions, readOwnSession } from './read-sessions';
-import { EmailTemplateOverridesInput, SignerInput, StampRequestInput, type SessionRequest } from '../session/session.inputs';
+import { readOwnDocuments } from './read-documents';
+import { EsignDocumentType } from './document.types';
+import {
+  DocumentInput,
+  EmailTemplateOverridesInput,
+  SignerInput,
+  StampRequestInput,
+  type SessionRequest,
+} from '../session/session.inputs';
 import { sessionTopic, type SessionEvent } from '../session-events';
 import { EsignSessionPageType, EsignSessionType, ResentInviteType, SignedPdfDownloadType, toSessionView } from './session.types';
 import { ElementType, SignerType, toSignerView } from './signer.types';
@@ -89,8 +97,14 @@ export class SessionOptionsArgs {
 
 @ArgsType()
 export class InitializeEsignArgs extends SessionOptionsArgs implements SessionRequest {
-  @Field(() => String, { nullable: true, description: 'A PDF from upload-pdf.' })
+  @Field(() => String, { nullable: true, description: 'A PDF from upload-pdf: a session of one document.' })
   file_id?: string | null;
+
+  @Field(() => [DocumentInput], {
+    nullable: true,
+    description: `Instead of \`file_id\`: the envelope's documents, in the order signers see them; 1 to ${LIMITS.documents.max} (added).`,
+  })
+  documents?: DocumentInput[] | null;
 
   @Field(() => [SignerInput], { nullable: true, description: 'At least one; they sign in this order.' })
   signers?: SignerInput[] | null;
@@ -220,6 +234,21 @@ export class EsignSessionResolver {
     // A session made without stamps never holds any: the hot details read costs no statement for them.
     if (session.stamp_page_count === 0) return [];
     return (await ctx.loaders.stampsBySession.load(session.client_id)).map(toStampView);
+  }
+
+  @FieldResolver(() => [EsignDocumentType], { description: 'The envelope’s documents, in order (added).' })
+  @GraphQLOnly()
+  @MaxItems(LIMITS.documents.max)
+  async documents(@Root() session: EsignSessionType, @Ctx() ctx: RequestContext): Promise<EsignDocumentType[]> {
+    return readOwnDocuments(ctx.services, ctx.em, ctx.actor, session.client_id);
+  }
+
+  @Query(() => [EsignDocumentType], {
+    description: 'The documents of one of your sessions: files, stamp pages, who signs each and how far (added).',
+  })
+  @MaxItems(LIMITS.documents.max)
+  esignDocuments(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<EsignDocumentType[]> {
+    return readOwnDocuments(ctx.services, ctx.em, ctx.actor, clientId);
   }
 
   @FieldResolver(() => FileInfoType, { description: 'The uploaded PDF.' })

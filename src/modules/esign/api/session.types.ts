@@ -111,6 +111,9 @@ export class EsignSessionType {
 
   /** For the signer mapping: placements shift by the stamp pages prefixed to the PDF. */
   stamp_page_count!: number;
+
+  /** The document the stamp pages are in front of (the signers' positions shift by them there); GraphQL reads it under `documents`. */
+  stampDocument!: number;
 }
 
 @ObjectType('EsignSessionPage', { simpleResolvers: true })
@@ -164,6 +167,7 @@ export function toSessionView(session: SessionRecord): EsignSessionType {
     template_id: session.template?.id ?? null,
     template_version: session.templateVersion ?? null,
     stamp_page_count: session.stampPageCount,
+    stampDocument: session.stampDocument,
   };
 }
 

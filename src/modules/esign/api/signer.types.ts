@@ -7,6 +7,7 @@ import type { SigningOrder } from '../esign-session.entity';
 import type { StoredElement } from '../signers/signer-state';
 import { isSignersTurn } from '../signers/signer-turn';
 import { signatureElements } from '../elements/pdf-layout';
+import { currentPageOf, type StampPlacement } from '../documents';
 import { LIMITS } from '../session/validation';
 
 /** A signer as the owner reads them: their options, placed elements, checks and outcome. */
@@ -317,11 +318,14 @@ export class SignerType {
   position!: number;
 }
 
-/** Where each signature appearance lands in the current PDF (stamp pages shift every page). */
-export function positionsOf(elements: StoredElement[], stampPageCount: number): Record<string, { x: number; y: number }[]> {
+/**
+ * Where each signature appearance lands in its document's current PDF (stamp pages shift the stamped document's
+ * pages), keyed by page as the contract shows it: one document's pages in a session made with `file_id`.
+ */
+export function positionsOf(elements: StoredElement[], stamps: StampPlacement): Record<string, { x: number; y: number }[]> {
   const positions: Record<string, { x: number; y: number }[]> = {};
   for (const element of signatureElements(elements)) {
-    (positions[String(element.page + stampPageCount)] ??= []).push({ x: element.x, y: element.y });
+    (positions[String(currentPageOf(element, stamps))] ??= []).push({ x: element.x, y: element.y });
   }
   return positions;
 }
@@ -359,7 +363,7 @@ export function toSignerView(signer: SignerRecord, session: EsignSessionType, to
     name_match: signer.nameMatch,
     face_match: signer.faceMatch,
     notification: signer.notification,
-    positions: positionsOf(signer.elements, session.stamp_page_count),
+    positions: positionsOf(signer.elements, { stampPageCount: session.stamp_page_count, stampDocument: session.stampDocument }),
     email_verified_at: signer.emailVerifiedAt ?? null,
     mobile_verified_at: signer.mobileVerifiedAt ?? null,
     location: signer.location ?? null,

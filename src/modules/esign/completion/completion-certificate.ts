@@ -2,7 +2,6 @@ import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { readAuditTrail, type AuditEvent } from '../../audit';
-import { StoredFile } from '../../files';
 import {
   addLongTermValidation,
   fillSignature,
@@ -18,50 +17,57 @@ import {
   type SignatureReport,
   type SigningIdentity,
 } from '../../signing';
-import { EsignSession, Signer } from '../esign-session.entity';
+import { EsignDocument, EsignSession, Signer } from '../esign-session.entity';
 import { signerFieldValues } from '../elements/field-values';
 import type { CertificateSignatureBox, CompletionCertificateFacts, CompletionSigner } from './render-completion-certificate';
 
-/** The completed document and its certificate of completion, both ready to store. */
-export interface CompletedDocument {
-  /** The signed PDF as the session keeps it: with the certificate appended when the session asks, and LTV data. */
-  pdf: Uint8Array;
+/** The completed envelope and its certificate of completion, all ready to store. */
+export interface CompletedEnvelope {
+  /**
+   * Each document's PDF as the session keeps it, by position: with long-term validation data, and on the first the
+   * certificate appended when the session asks.
+   */
+  documents: Uint8Array[];
   /** The certificate of completion, a PDF signed by the platform's document-signing certificate. */
   certificate: Uint8Array;
-  ltv?: LongTermValidation;
+  /** What the long-term validation step added to each document (by position), when it ran. */
+  ltv: (LongTermValidation | undefined)[];
 }
 
 /**
- * Finishes a session's document at its last signature. The certificate of completion states the document's
- * fingerprints, every signer (how they signed, the certificate the document's own verification reads, where from,
+ * Finishes a session's envelope at its last signature. The certificate of completion states every document's
+ * fingerprints, every signer (how they signed, the certificate the documents' own verification reads, where from,
  * the checks passed) and the audit trail; the platform signs it (PAdES, time-stamped when a TSA is configured).
  *
- * Without `append_certificate` the document gets its long-term validation data first, and the certificate states
- * the fingerprint of that final file (what download-signed-pdf serves). With it, the certificate states the
- * fingerprint of the document as the signers left it, is appended to it as one incremental update its own platform
+ * Without `append_certificate` every document gets its long-term validation data first, and the certificate states
+ * the fingerprints of those final files (what the downloads serve). With it, the certificate states the fingerprint
+ * of the first document as the signers left it, is appended to it as one incremental update its own platform
  * signature covers (every earlier signature stays valid; the revision reads `pages_appended`), and the long-term
- * validation data then covers every signature, the platform's included.
+ * validation data of that document then covers every signature, the platform's included.
  */
-export async function completeDocument(
+export async function completeEnvelope(
   services: AppServices,
   tx: EntityManager,
   session: EsignSession,
-  signedPdf: Uint8Array,
+  /** Every document's last signed revision, by position. */
+  signedPdfs: Uint8Array[],
   last: { signer: Signer; signedAt: Date },
   /** Revocation looked up before the transaction (prefetchRevocation): reused, not asked again. */
   knownRevocation?: KnownRevocation,
-): Promise<CompletedDocument> {
+): Promise<CompletedEnvelope> {
   const identity = await platformSigningIdentity(services, tx);
   const withLtv = (pdf: Uint8Array) =>
     services.config.padesLtv ? addLongTermValidation(services, tx, pdf, knownRevocation) : Promise.resolve(undefined);
+  const appendsTo = (position: number) => session.appendCertificate && position === 0;
 
-  let ltv: LongTermValidation | undefined;
-  let document = signedPdf;
-  if (!session.appendCertificate) {
-    ltv = await withLtv(document);
-    document = ltv?.pdf ?? document;
+  const ltv: (LongTermValidation | undefined)[] = [];
+  const documents = [...signedPdfs];
+  for (const [position, pdf] of documents.entries()) {
+    if (appendsTo(position)) continue;
+    ltv[position] = await withLtv(pdf);
+    documents[position] = ltv[position]?.pdf ?? pdf;
   }
-  const facts = await certificateFacts(services, tx, session, document, last, identity);
+  const facts = await certificateFacts(services, tx, session, documents, last, identity);
   const rendered = await services.untrusted.run<{ pdf: Uint8Array; signatureBox: CertificateSignatureBox }>(
     'renderCompletionCertificateTask',
     facts,
@@ -81,18 +87,18 @@ export async function completeDocument(
   );
   certificate = (await withLtv(certificate))?.pdf ?? certificate;
 
-  if (session.appendCertificate) {
+  if (appendsTo(0)) {
     const update = await services.untrusted.run<PreparedSignature>('buildAppendedPagesSignatureUpdateTask', {
-      pdf: document,
+      pdf: documents[0],
       pages: rendered.pdf,
       appearance,
       box: rendered.signatureBox,
     });
-    document = await signPrepared(services, identity, update);
-    ltv = await withLtv(document);
-    document = ltv?.pdf ?? document;
+    const appended = await signPrepared(services, identity, update);
+    ltv[0] = await withLtv(appended);
+    documents[0] = ltv[0]?.pdf ?? appended;
   }
-  return { pdf: document, certificate, ltv };
+  return { documents, certificate, ltv };
 }
 
 async function signPrepared(services: AppServices, identity: SigningIdentity, prepared: PreparedSignature): Promise<Uint8Array> {
@@ -123,37 +129,47 @@ function commonName(certificatePem: string): string {
   return /^CN=(.*)$/m.exec(subject)?.[1] ?? subject.replace(/\n/g, ', ');
 }
 
-/** What the certificate states, read from the session's rows, its audit trail and the signed document itself. */
+/** What the certificate states, read from the session's rows, its audit trail and the signed documents themselves. */
 async function certificateFacts(
   services: AppServices,
   tx: EntityManager,
   session: EsignSession,
-  signedPdf: Uint8Array,
+  signedPdfs: Uint8Array[],
   last: { signer: Signer; signedAt: Date },
   identity: SigningIdentity,
 ): Promise<CompletionCertificateFacts> {
-  const original = await tx.findOneOrFail(StoredFile, { id: session.file.id });
+  const documents = await tx.find(EsignDocument, { session }, { orderBy: { position: 'asc' }, populate: ['file'] });
   const signers = await tx.find(Signer, { session }, { orderBy: { position: 'asc' } });
   const events = await readAuditTrail(tx, session.id);
-  // The document's own verification names each signer's certificate and how far its signature reaches.
-  const verification = await services.untrusted.run<DocumentVerification>('verifyPdfTask', {
-    pdf: signedPdf,
-    options: { trustedRootsPem: await trustAnchorsPem(services, tx) },
-  });
-  const byField = new Map(verification.signatures.map((report) => [report.field_name, report]));
+  // The documents' own verification names each signer's certificate and how far its signature reaches: a signer's
+  // line reads their signature in the first document they signed.
+  const trustedRootsPem = await trustAnchorsPem(services, tx);
+  const byField = new Map<string, SignatureReport>();
+  for (const pdf of signedPdfs) {
+    const verification = await services.untrusted.run<DocumentVerification>('verifyPdfTask', {
+      pdf,
+      options: { trustedRootsPem },
+    });
+    for (const report of verification.signatures) if (!byField.has(report.field_name)) byField.set(report.field_name, report);
+  }
   const signedEvents = new Map(
     events.filter((event) => event.event === 'signed' && event.signer).map((event) => [event.signer!.id, event]),
   );
   const names = new Map(signers.map((signer) => [signer.id, signer.fullName]));
   return {
     sessionId: session.id,
-    documentName: session.filename,
-    pageCount: original.pageCount ?? 0,
+    documents: documents.map((document) => {
+      const signed = signedPdfs[document.position]!;
+      return {
+        name: document.name,
+        pageCount: document.file.pageCount ?? 0,
+        original: { sha256: document.file.sha256, bytes: document.file.sizeBytes },
+        signed: { sha256: createHash('sha256').update(signed).digest('hex'), bytes: signed.byteLength },
+      };
+    }),
     createdAt: instant(session.createdAt),
     completedAt: instant(last.signedAt),
     signingOrder: session.signingOrder,
-    original: { sha256: original.sha256, bytes: original.sizeBytes },
-    signed: { sha256: createHash('sha256').update(signedPdf).digest('hex'), bytes: signedPdf.byteLength },
     appended: session.appendCertificate,
     signers: signers.map((signer) =>
       signerFacts(

@@ -4,19 +4,25 @@ import { ScriptText, type Weight } from '../../../platform/pdf-fonts';
 /** What a certificate of completion states: plain data, so it can be drawn in a worker thread. */
 export interface CompletionCertificateFacts {
   sessionId: string;
-  documentName: string;
-  pageCount: number;
+  /** Every document of the envelope, in order (one for a session made with `file_id`). */
+  documents: CertificateDocument[];
   createdAt: string;
   completedAt: string;
   signingOrder: string;
-  original: { sha256: string; bytes: number };
-  signed: { sha256: string; bytes: number };
-  /** Where the certificate goes: `appended` pages of the signed PDF, or a file of its own. */
+  /** Where the certificate goes: `appended` pages of the first signed PDF, or a file of its own. */
   appended: boolean;
   signers: CompletionSigner[];
   events: { at: string; event: string; signer: string | null; ip: string | null; details: string | null }[];
   /** Who signs the certificate (the platform's document-signing certificate subject). */
   issuer: string;
+}
+
+/** One document: its name, pages, and the fingerprints of the upload and of the signed PDF. */
+export interface CertificateDocument {
+  name: string;
+  pageCount: number;
+  original: { sha256: string; bytes: number };
+  signed: { sha256: string; bytes: number };
 }
 
 export interface CompletionSigner {
@@ -65,7 +71,9 @@ export async function renderCompletionCertificate(
   facts: CompletionCertificateFacts,
 ): Promise<{ pdf: Uint8Array; signatureBox: CertificateSignatureBox }> {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.setTitle(`Certificate of completion: ${facts.documentName}`);
+  const [first] = facts.documents;
+  const several = facts.documents.length > 1;
+  doc.setTitle(`Certificate of completion: ${first!.name}${several ? ` and ${facts.documents.length - 1} more` : ''}`);
   doc.setSubject(`Esign session ${facts.sessionId}`);
   doc.setCreationDate(new Date(facts.completedAt));
   const writer = new PageWriter(doc, await ScriptText.forDocument(doc, [JSON.stringify(facts)]));
@@ -74,29 +82,29 @@ export async function renderCompletionCertificate(
   writer.text(
     facts.appended
       ? 'This certificate is appended to the signed document after its last signature, and is signed by the platform.'
-      : 'This certificate accompanies the signed document named below, and is signed by the platform.',
+      : `This certificate accompanies the signed ${several ? 'documents' : 'document'} named below, and is signed by the platform.`,
     { color: MUTED, size: 9 },
   );
   writer.gap(8);
 
-  writer.heading('Document');
-  writer.pairs([
-    ['Session', facts.sessionId],
-    ['Document', facts.documentName],
-    ['Pages', String(facts.pageCount)],
+  const session: [string, string][] = [
     ['Signing order', facts.signingOrder],
     ['Started', facts.createdAt],
     ['Completed', facts.completedAt],
-    ['Original PDF', `${facts.original.bytes} bytes, SHA-256`],
-    ['', facts.original.sha256],
-    [
-      'Signed PDF',
-      facts.appended
-        ? `its first ${facts.signed.bytes} bytes (before this certificate was appended), SHA-256`
-        : `${facts.signed.bytes} bytes, SHA-256`,
-    ],
-    ['', facts.signed.sha256],
-  ]);
+  ];
+  if (several) {
+    writer.heading(`Documents (${facts.documents.length})`);
+    writer.pairs([['Session', facts.sessionId], ...session]);
+    facts.documents.forEach((document, index) => {
+      writer.keepTogether(90);
+      writer.subheading(`${index + 1}. ${document.name}`);
+      writer.pairs(fingerprints(document, facts.appended && index === 0));
+    });
+  } else {
+    writer.heading('Document');
+    const [pages, ...prints] = fingerprints(first!, facts.appended);
+    writer.pairs([['Session', facts.sessionId], ['Document', first!.name], pages!, ...session, ...prints]);
+  }
 
   writer.heading(`Signers (${facts.signers.length})`);
   for (const signer of facts.signers) {
@@ -135,6 +143,22 @@ export async function renderCompletionCertificate(
   const signatureBox = writer.reserveSignatureArea();
   writer.footers(facts.sessionId);
   return { pdf: await doc.save({ useObjectStreams: false }), signatureBox };
+}
+
+/** A document's pages and both SHA-256s (the signed one before the certificate, where it is appended to it). */
+function fingerprints(document: CertificateDocument, appended: boolean): [string, string][] {
+  return [
+    ['Pages', String(document.pageCount)],
+    ['Original PDF', `${document.original.bytes} bytes, SHA-256`],
+    ['', document.original.sha256],
+    [
+      'Signed PDF',
+      appended
+        ? `its first ${document.signed.bytes} bytes (before this certificate was appended), SHA-256`
+        : `${document.signed.bytes} bytes, SHA-256`,
+    ],
+    ['', document.signed.sha256],
+  ];
 }
 
 interface DrawOptions {

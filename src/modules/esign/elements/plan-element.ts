@@ -18,6 +18,8 @@ export interface PlannedElementInput extends ElementRuleInput {
   x?: number | null;
   y?: number | null;
   page?: number | null;
+  /** The envelope's document (zero-based position); absent: the first. */
+  document?: number | null;
   type?: string | null;
   alignment?: string | null;
   width?: number | null;
@@ -68,6 +70,8 @@ export function planElement(
     font_size: input.font_size ?? DEFAULT_FONT_SIZE,
     format,
     value,
+    // Kept only off the first document, so a one-document session's elements stay as they always were.
+    ...(input.document ? { document: input.document } : {}),
     ...rules,
   };
   checkPlannedValue(problems, field, element, options);
@@ -84,6 +88,10 @@ function checkPlacement(problems: Problems, field: string, input: PlannedElement
   }
   if (!isAbsent(input.page) && !(Number.isInteger(input.page) && input.page! >= 0)) {
     problems.invalidField(`${field}.page`, 'must be a zero-based page index');
+  }
+  // Whether the document exists is the planner's to say: it knows the envelope.
+  if (!isAbsent(input.document) && !(Number.isInteger(input.document) && input.document! >= 0)) {
+    problems.invalidField(`${field}.document`, 'must be a zero-based index into documents');
   }
   for (const key of ['width', 'height', 'font_size'] as const) {
     const value = input[key];

@@ -1,13 +1,15 @@
 import type { Signer } from '../esign-session.entity';
 import { kindOf } from './registry';
 import { imageFieldPath } from './fill-values';
+import { documentOf } from './stored-element';
+import { currentPageOf, type StampPlacement } from '../documents';
 
 /**
  * The fields a signer sees on the signing page: every form field of theirs, with its control (`input`, absent when
  * the service fills it), its rules, the value (the owner's prefill or what they filled), and its box on the pages of
- * the current document (stamp pages first).
+ * its document's current PDF (stamp pages first in the stamped one).
  */
-export function signerForm(signer: Signer, stampPageCount: number) {
+export function signerForm(signer: Signer, stamps: StampPlacement) {
   return signer.elements
     .filter((element) => kindOf(element).widget !== undefined)
     .map((element) => {
@@ -33,7 +35,8 @@ export function signerForm(signer: Signer, stampPageCount: number) {
         multiline: element.multiline ?? false,
         every_page: element.every_page ?? false,
         upload_path: kind.assetValue ? imageFieldPath(element.field_id) : null,
-        page: element.page + stampPageCount,
+        document: documentOf(element),
+        page: currentPageOf(element, stamps),
         x: element.x,
         y: element.y,
         width: element.width,

@@ -9,6 +9,8 @@ export interface StoredElement {
   x: number;
   y: number;
   page: number;
+  /** The envelope's document the element is on (its position); absent on the first (documentOf). */
+  document?: number;
   alignment: string;
   width: number;
   height: number;
@@ -31,3 +33,6 @@ export interface StoredElement {
   /** When the signer (or the service) filled the value; null while only the owner's prefill is there. */
   filled_at?: string | null;
 }
+
+/** The position of the envelope's document an element is on. */
+export const documentOf = (element: Pick<StoredElement, 'document'>): number => element.document ?? 0;

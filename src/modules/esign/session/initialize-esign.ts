@@ -8,7 +8,8 @@ import { reserveStamps } from '../../stamps';
 import { User } from '../../users';
 import type { RowRef } from '../../../platform/db/row-ref';
 import type { Actor } from '../../../platform/auth/actor';
-import { EsignSession, Signer } from '../esign-session.entity';
+import { EsignDocument, EsignSession, Signer } from '../esign-session.entity';
+import { documentSummary, setCurrentPdf } from '../documents';
 import { EXPIRE_SESSION_JOB } from '../esign.jobs';
 import { enqueue } from '../../../platform/jobs/enqueue';
 import { planSession, type SessionPlan } from './plan-session';
@@ -35,7 +36,8 @@ export async function createSession(
   origin?: { template: RowRef; version: number },
 ): Promise<EsignSession> {
   // A certified document whose permissions forbid what the session adds is refused before anything is written.
-  const document = await refuseForbiddenByCertification(services, plan);
+  const stamped = await refuseForbiddenByCertification(services, plan);
+  const [first] = plan.documents;
   const box = signerTokenBox(services.config.secretsEncryptionKey);
   const createdAt = new Date();
   const writtenKeys: string[] = [];
@@ -47,9 +49,10 @@ export async function createSession(
         signType: plan.signType,
         authMode: plan.authMode,
         backend: plan.backend,
-        file: plan.file,
-        currentPdfFile: plan.file,
-        filename: plan.file.name,
+        file: first!.file,
+        currentPdfFile: first!.file,
+        filename: first!.name,
+        stampDocument: plan.stampDocument,
         folder: plan.folder,
         allowDownload: plan.allowDownload,
         allowDelegation: plan.allowDelegation,
@@ -70,23 +73,18 @@ export async function createSession(
         const { token, hash } = newSignerToken();
         return tx.create(Signer, { ...signer, session: created, position, tokenHash: hash, tokenSealed: box.seal(token) });
       });
+      const documents = createDocuments(tx, created, plan);
       await tx.flush();
-      if (plan.stamp) await prefixReservedStamps(services, tx, actor, plan, document, created, writtenKeys);
+      if (plan.stamp) {
+        const target = documents[plan.stampDocument]!;
+        await prefixReservedStamps(services, tx, actor, plan, { target, bytes: stamped }, created, writtenKeys);
+      }
       // The first signer's turn starts now (every signer's, in a parallel session); the invites' delivery jobs
       // commit with the session.
       for (const signer of plan.signingOrder === 'parallel' ? signers : [signers[0]]) {
         await queueInvite(services, tx, created, signer);
       }
-      recordAudit(tx, {
-        session: created,
-        event: 'session_created',
-        details: {
-          by: actor.userId,
-          signers: signers.length,
-          file_id: plan.file.id,
-          ...(origin?.template ? { template_id: origin.template.id, template_version: origin.version } : {}),
-        },
-      });
+      auditCreation(tx, created, actor, { signers: signers.length, documents, origin });
       // The expiry job commits with the session: it only ever sees a session that exists (the sweep stays
       // as a safety net).
       await enqueue(services.boss, tx, [
@@ -104,8 +102,36 @@ export async function createSession(
   return session;
 }
 
+/** The `session_created` audit row: who made it, from what (the documents of an envelope, a template). */
+function auditCreation(
+  tx: EntityManager,
+  session: EsignSession,
+  actor: Actor,
+  made: { signers: number; documents: EsignDocument[]; origin?: { template: RowRef; version: number } },
+): void {
+  const { documents, origin } = made;
+  recordAudit(tx, {
+    session,
+    event: 'session_created',
+    details: {
+      by: actor.userId,
+      signers: made.signers,
+      file_id: documents[0]!.file.id,
+      ...(documents.length > 1 && { documents: documents.map(documentSummary) }),
+      ...(origin?.template ? { template_id: origin.template.id, template_version: origin.version } : {}),
+    },
+  });
+}
+
+/** The envelope's documents, in order, each starting from its upload. */
+function createDocuments(tx: EntityManager, session: EsignSession, plan: SessionPlan): EsignDocument[] {
+  return plan.documents.map((document, position) =>
+    tx.create(EsignDocument, { session, position, name: document.name, file: document.file, currentPdfFile: document.file }),
+  );
+}
+
 /**
- * Reserves the requested stamps (same transaction, row locks) and makes the document signers see: the
+ * Reserves the requested stamps (same transaction, row locks) and makes the stamped document signers see: the
  * certificate pages first, then the uploaded PDF. `file_id` stays the upload; placements shift at read.
  */
 async function prefixReservedStamps(
@@ -113,15 +139,17 @@ async function prefixReservedStamps(
   tx: EntityManager,
   actor: Actor,
   plan: SessionPlan,
-  document: Buffer,
+  stamped: { target: EsignDocument; bytes: Buffer },
   session: EsignSession,
   writtenKeys: string[],
 ): Promise<void> {
+  const { target } = stamped;
+  const upload = plan.documents[target.position]!.file;
   const reserved = await reserveStamps(services, tx, actor, plan.stamp!, session.id);
   // The uploaded PDF is parsed here and the pages are added as an incremental update: in the worker pool, as
   // every parse of uploaded bytes.
   const { bytes, stampPages } = await services.untrusted.run<{ bytes: Uint8Array; stampPages: number }>('prefixStampPagesTask', {
-    document,
+    document: stamped.bytes,
     certificates: await Promise.all(reserved.map((stamp) => services.blobs.getBytes(stamp.storageKey))),
   });
   const slot = reserveFileSlot(actor.userId);
@@ -132,14 +160,14 @@ async function prefixReservedStamps(
     {
       ownerId: actor.userId,
       kind: 'pdf',
-      name: plan.file.name,
+      name: upload.name,
       mime: 'application/pdf',
-      pageCount: (plan.file.pageCount ?? 0) + stampPages,
+      pageCount: (upload.pageCount ?? 0) + stampPages,
     },
     bytes,
     slot,
   );
-  session.currentPdfFile = file;
+  setCurrentPdf(session, target, file);
   session.stampPageCount = stampPages;
   await tx.flush();
 }

@@ -9,6 +9,10 @@ import { planContact } from '../signers/contact';
 import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation } from './validation';
 import { planElements } from '../elements/plan-element';
 import { assetOf } from '../elements/values';
+import { documentOf } from '../elements/stored-element';
+import { documentIndex, requestedDocuments, type RequestedDocument } from './plan-documents';
+import { documentsSignedBy } from '../documents';
+import { MAX_INPUT_HASHES } from '../../signing';
 import {
   Problems,
   absoluteHttpUrl,
@@ -45,11 +49,18 @@ export interface SignerPlan {
   notification: NotificationFlags;
 }
 
+/** One document of the envelope: its upload and the name signers see. */
+export interface DocumentPlan {
+  file: StoredFile;
+  name: string;
+}
+
 export interface SessionPlan {
   signType: SignType;
   authMode: number;
   backend: string;
-  file: StoredFile;
+  /** In the order signers see them; the first is the contract's `file_id`. */
+  documents: DocumentPlan[];
   folder?: string;
   expirySeconds: number;
   maxRetry: number;
@@ -64,6 +75,8 @@ export interface SessionPlan {
   sender?: string;
   emailTemplateOverrides?: EmailTemplateOverrides;
   stamp: StampPlan | null;
+  /** The document the stamp pages go in front of. */
+  stampDocument: number;
   signers: SignerPlan[];
 }
 
@@ -183,7 +196,9 @@ function nameMatchOf(signType: SignType, input: SignerInput, fullName: string): 
   };
 }
 
-type SessionOptions = Omit<SessionPlan, 'signType' | 'file' | 'stamp' | 'signers'> & { signType?: SignType };
+type SessionOptions = Omit<SessionPlan, 'signType' | 'documents' | 'stamp' | 'stampDocument' | 'signers'> & {
+  signType?: SignType;
+};
 
 /**
  * Validates a whole session request (initialize-esign, or a template merged with runtime input) and
@@ -202,15 +217,25 @@ export async function planSession(
   const signers = (request.signers ?? []).map((signer, index) =>
     planSigner(problems, `signers[${index}]`, signer, { signType, authMode, maxRetry }),
   );
+  const requested = requestedDocuments(problems, request);
   const stamp = planStamp(problems, request.stamp);
+  const stampDocument = documentIndex(problems, 'stamp.document', request.stamp?.document, requested.length);
 
   const early = problems.toError();
   if (early && (problems.missing.length > 0 || problems.signType)) throw early;
 
-  const file = await checkReferences(em, actor, problems, request.file_id!.trim(), signers);
+  const documents = await checkReferences(em, actor, problems, requested, signers);
+  signers.forEach((signer, index) => {
+    // One ESP transaction signs at most MAX_INPUT_HASHES documents; signing more in several is not built yet.
+    if (signer?.signType === 'aadhaar' && documentsSignedBy(signer, documents.length).length > MAX_INPUT_HASHES)
+      problems.invalidField(
+        `signers[${index}].elements`,
+        `an Aadhaar signer signs at most ${MAX_INPUT_HASHES} documents (one eSign transaction)`,
+      );
+  });
   const error = problems.toError();
   if (error) throw error;
-  return { ...options, signType: signType!, file: file!, stamp, signers: signers as SignerPlan[] };
+  return { ...options, signType: signType!, documents, stamp, stampDocument, signers: signers as SignerPlan[] };
 }
 
 /** The session-wide settings, each checked, with its default where the request leaves it out. */
@@ -218,7 +243,6 @@ function planSessionOptions(problems: Problems, request: SessionRequest, backend
   const signType = oneOf(problems, 'sign_type', request.sign_type, SIGN_TYPES);
   if (isAbsent(request.sign_type)) problems.missingField('sign_type');
   else if (!signType) problems.signType = true;
-  if (isAbsent(request.file_id)) problems.missingField('file_id');
   const signersInput = request.signers ?? [];
   if (signersInput.length === 0) problems.missingField('signers');
   if (signersInput.length > LIMITS.signers.max) problems.invalidField('signers', `at most ${LIMITS.signers.max} signers`);
@@ -277,15 +301,18 @@ function planEmailTemplateOverrides(
   return planned;
 }
 
-/** What the request refers to (the PDF, face references, image assets, PFX credentials) must exist and be the caller's. */
+/**
+ * What the request refers to (the PDFs, face references, image assets, PFX credentials) must exist and be the
+ * caller's; each element's page must be on its document.
+ */
 async function checkReferences(
   em: EntityManager,
   actor: Actor,
   problems: Problems,
-  fileId: string,
+  requested: RequestedDocument[],
   signers: (SignerPlan | undefined)[],
-): Promise<StoredFile | undefined> {
-  const referenced = new Set<string>([fileId]);
+): Promise<DocumentPlan[]> {
+  const referenced = new Set<string>(requested.map((document) => document.fileId));
   signers.forEach((signer) => {
     if (signer?.faceMatch.ref_file_id) referenced.add(signer.faceMatch.ref_file_id);
     for (const asset of signer?.elements.map(assetOf) ?? []) if (asset) referenced.add(asset);
@@ -293,11 +320,15 @@ async function checkReferences(
   const files = new Map(
     (await em.find(StoredFile, { id: [...referenced], user: actor.userId })).map((file) => [file.id, file] as const),
   );
-  const file = files.get(fileId);
-  if (!file || file.kind !== 'pdf') {
-    problems.invalidField('file_id', file ? 'is not a PDF uploaded with upload-pdf' : 'no such PDF among your files');
-    problems.fileId = true;
-  }
+  const documents = requested.map((document) => {
+    const file = files.get(document.fileId);
+    if (!file || file.kind !== 'pdf') {
+      problems.invalidField(document.field, file ? 'is not a PDF uploaded with upload-pdf' : 'no such PDF among your files');
+      problems.fileId = true;
+      return undefined;
+    }
+    return { file, name: document.name ?? file.name };
+  });
   signers.forEach((signer, index) => {
     if (!signer) return;
     const field = `signers[${index}]`;
@@ -306,6 +337,12 @@ async function checkReferences(
       problems.invalidField(`${field}.face_ref_file_id`, 'no such asset among your files');
     signer.elements.forEach((element, elementIndex) => {
       const at = `${field}.elements[${elementIndex}]`;
+      const on = documentOf(element);
+      if (on >= requested.length) {
+        problems.invalidField(`${at}.document`, `must be a zero-based index into documents (0 to ${requested.length - 1})`);
+        return;
+      }
+      const file = documents[on]?.file;
       if (file?.pageCount !== undefined && element.page >= file.pageCount) {
         problems.invalidField(`${at}.page`, `the PDF has ${file.pageCount} page(s): pages are 0 to ${file.pageCount - 1}`);
       }
@@ -316,7 +353,7 @@ async function checkReferences(
     });
   });
   await checkPfxOwnership(em, actor, problems, signers);
-  return file;
+  return documents.filter((document): document is DocumentPlan => document !== undefined);
 }
 
 async function checkPfxOwnership(

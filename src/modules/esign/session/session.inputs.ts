@@ -16,6 +16,12 @@ export class ElementInput {
   @Field(() => Int, { nullable: true, description: 'Zero-based page of the uploaded PDF.' })
   page?: number | null;
 
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The document the element is on: a zero-based index into `documents`; default 0, the first (added).',
+  })
+  document?: number | null;
+
   @Field(() => String, {
     nullable: true,
     description:
@@ -141,6 +147,22 @@ export class StampRequestInput {
       'true: take stamps of mock orders only; absent or false (default): real stamps only. A session never mixes the two (added).',
   })
   mock?: boolean | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The document the stamp pages are put in front of: a zero-based index into `documents`; default 0 (added).',
+  })
+  document?: number | null;
+}
+
+/** One document of an envelope: an uploaded PDF and the name signers see it by. */
+@InputType('DocumentInput')
+export class DocumentInput {
+  @Field(() => String, { nullable: true, description: 'A PDF from upload-pdf.' })
+  file_id?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'What signers see it called; default the uploaded file’s name.' })
+  name?: string | null;
 }
 
 /**
@@ -230,6 +252,7 @@ export interface SessionRequest {
   sign_type?: string | null;
   auth_mode?: number | null;
   file_id?: string | null;
+  documents?: DocumentInput[] | null;
   folder?: string | null;
   expiry_seconds?: number | null;
   max_retry?: number | null;

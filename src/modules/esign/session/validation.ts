@@ -15,6 +15,8 @@ export const LIMITS = {
   faceMatchThreshold: { min: 50, max: 100, default: 80 },
   faceMaxAttempts: { min: 1, max: 10, default: 5 },
   signers: { min: 1, max: 50 },
+  /** Documents in one envelope (docs/api.md, Envelopes). */
+  documents: { min: 1, max: 10 },
   elementsPerSigner: ELEMENTS_PER_SIGNER,
   radiusMetres: { min: 1, max: 1_000_000 },
 } as const;

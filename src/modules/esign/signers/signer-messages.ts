@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { signedName } from '../file-names';
-import { type EsignSession, Signer } from '../esign-session.entity';
+import { type EsignDocument, type EsignSession, Signer } from '../esign-session.entity';
 import { inviteUrl, signerTokenBox } from './signer-token';
-import type { StoredFile } from '../../files';
+import { StoredFile } from '../../files';
 import {
   brandingOf,
   composeMime,
@@ -135,23 +135,32 @@ export async function queueCompletion(
   services: AppServices,
   tx: EntityManager,
   session: EsignSession,
-  finalPdf: StoredFile,
+  /** The envelope's documents, their current PDFs the final ones. */
+  documents: EsignDocument[],
 ): Promise<string[]> {
   const signers = await tx.find(Signer, { session }, { orderBy: { position: 'asc' } });
   const brand = brandOf(services, session);
   const ttl = services.config.notifications.linkTtlSeconds;
-  const link = session.allowDownload
-    ? services.urls.issue(
-        { key: finalPdf.storageKey, filename: signedName(session.filename), contentType: 'application/pdf' },
-        ttl,
-      )
+  const finals = session.allowDownload
+    ? await tx.find(StoredFile, { id: documents.map((document) => document.currentPdfFile.id) })
+    : [];
+  const downloads = session.allowDownload
+    ? documents.map((document) => {
+        const file = finals.find((final) => final.id === document.currentPdfFile.id)!;
+        const issued = services.urls.issue(
+          { key: file.storageKey, filename: signedName(document.name), contentType: 'application/pdf' },
+          ttl,
+        );
+        return { name: document.name, url: issued.url };
+      })
     : undefined;
   const drafts: NotificationDraft[] = [];
   for (const signer of signers.filter((s) => s.notification.completion)) {
     const message = renderCompletion(brand, {
       signerName: signer.fullName,
       filename: session.filename,
-      download: link && { url: link.url, expiresAt: new Date(Date.now() + link.expires_in * 1000) },
+      downloads,
+      linksExpireAt: downloads && new Date(Date.now() + ttl * 1000),
     });
     for (const address of addressesOf(signer)) {
       drafts.push(await draftFor(services, session, signer, 'completion', address, message));

@@ -1,7 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EspConfig } from '../../../config';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
@@ -9,12 +8,12 @@ import {
   assertFieldsComplete,
   isSignersTurn,
   lockSessionOfSigner,
+  documentsOf,
   lockTurn,
   Signer,
   signerByToken,
 } from '../../esign/signer-side';
 import {
-  buildEspRequest,
   checkReturnedSignature,
   claimedTxn,
   espConfig,
@@ -26,18 +25,15 @@ import {
   timestampSignature,
   type KnownRevocation,
   type ParsedEsignResponse,
-  type PreparedSignature,
 } from '../../signing';
 import { assertChecksPassed } from '../checks/checks';
 import { handOverThroughServer, type EspStart } from './esp-handoff';
 import { discardPrepared, expire, failTransaction, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
-import { EspTransaction } from './esp-transaction.entity';
-import { SIGNER_RETURN_PATH } from '../page/signer-page';
-import { ensurePrepared, fillsOf } from '../prepare-document';
-import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion, signerAppearance } from '../sign-in-turn';
+import { EspTransaction, type EspDocumentHash } from './esp-transaction.entity';
+import { prepareSignatures, requestForEsp } from './esp-request';
+import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion } from '../sign-in-turn';
 
-/** Where ESPs send responses (`responseUrl`), under PUBLIC_URL; signers come back to SIGNER_RETURN_PATH. */
-export const ESP_RESPONSE_PATH = '/esp/response';
+export { ESP_RESPONSE_PATH } from './esp-request';
 /** A response whose `ts` is further from now than this is refused (clocks of ASP and ESP may differ a little). */
 const RESPONSE_CLOCK_SKEW_MS = 10 * 60_000;
 
@@ -60,7 +56,7 @@ export async function startAadhaarEsign(
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
-  let discarded: string | undefined;
+  let discarded: EspTransaction | undefined;
   const started = await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     if (signer.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
@@ -71,27 +67,21 @@ export async function startAadhaarEsign(
 
     const now = new Date();
     const open = await closeOpenTransaction(tx, signer, input.restart === true, now);
-    if (open) discarded = open.preparedKey;
+    if (open) discarded = open;
 
-    const { updated, contentsAt, contentsEnd, inputHash } = await prepareSignature(services, tx, session, signer, now);
     const txn = `esptxn_${randomBytes(16).toString('hex')}`;
-    const preparedKey = `esp/${txn}.pdf`;
-    await services.blobs.putBytes(preparedKey, updated, 'application/pdf');
+    const documents = await prepareSignatures(services, tx, session, signer, txn, now);
     const transaction = tx.create(EspTransaction, {
       txn,
       session: session.id,
       signer: signer.id,
       signerTokenHash: signer.tokenHash,
       backend: esp.name,
-      inputHash,
-      preparedKey,
-      contentsAt,
-      contentsEnd,
-      baseFileId: session.currentPdfFile.id,
+      documents,
       signingTime: now,
       expiresAt: new Date(now.getTime() + esp.timeoutSeconds * 1000),
     });
-    const request = await requestForEsp(services, tx, esp, { session, signer, txn, inputHash, preparedKey });
+    const request = await requestForEsp(services, tx, esp, { session, signer, txn, documents });
     recordAudit(tx, {
       session,
       signer,
@@ -101,7 +91,10 @@ export async function startAadhaarEsign(
         backend: esp.name,
         version: request.version,
         txn,
-        input_hash: inputHash,
+        input_hash: documents[0]!.input_hash,
+        ...(documents.length > 1 && {
+          documents: documents.map((document) => ({ document_id: document.document_id, input_hash: document.input_hash })),
+        }),
         auth_mode: signer.authMode,
         ...(open && { replaces_txn: open.txn }),
       },
@@ -145,51 +138,6 @@ async function closeOpenTransaction(
   return open;
 }
 
-/** The signature's incremental update over the current PDF, and the SHA-256 of its byte range (the InputHash). */
-async function prepareSignature(
-  services: AppServices,
-  tx: EntityManager,
-  session: TurnOf['session'],
-  signer: TurnOf['signer'],
-  now: Date,
-) {
-  const working = await ensurePrepared(services, tx, session);
-  const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
-    pdf: working,
-    appearance: signerAppearance(signer, now, await fillsOf(services, tx, session, signer, now)),
-  });
-  const { updated, contentsAt, contentsEnd } = update;
-  const inputHash = createHash('sha256')
-    .update(updated.subarray(0, contentsAt))
-    .update(updated.subarray(contentsEnd))
-    .digest('hex');
-  return { updated, contentsAt, contentsEnd, inputHash };
-}
-
-/** The signed `<Esign>` request for the transaction's InputHash, with the addresses the ESP answers and returns to. */
-function requestForEsp(
-  services: AppServices,
-  tx: EntityManager,
-  esp: EspConfig,
-  at: { session: TurnOf['session']; signer: TurnOf['signer']; txn: string; inputHash: string; preparedKey: string },
-) {
-  const { session, signer, txn, inputHash, preparedKey } = at;
-  return buildEspRequest(services, tx, esp, {
-    txn,
-    sha256Hex: inputHash,
-    docInfo: `${session.filename} (${session.id})`,
-    // 3.2: what the ESP may fetch to show the signer: the prepared PDF only, by a signed link that lapses with
-    // the transaction (and whose bytes go when it ends).
-    docUrl: services.urls.issue(
-      { key: preparedKey, filename: session.filename, contentType: 'application/pdf' },
-      esp.timeoutSeconds,
-    ).url,
-    authMode: signer.authMode,
-    responseUrl: `${services.config.publicUrl}${ESP_RESPONSE_PATH}/${esp.name}`,
-    redirectUrl: `${services.config.publicUrl}${SIGNER_RETURN_PATH}?txn=${txn}`,
-  });
-}
-
 /**
  * When an ESP's signature would complete its session: the revocation of the certificates the document and the
  * returned signature carry, looked up before the transaction (revocationBeforeCompletion).
@@ -200,13 +148,11 @@ async function revocationBeforeEspCompletion(
   known: EspTransaction,
   response: ParsedEsignResponse,
 ): Promise<KnownRevocation | undefined> {
-  const returned = response.status === '1' ? response.signatures.find((candidate) => candidate.id === '1') : undefined;
-  if (!returned?.cms || known.status !== 'pending') return undefined;
+  const returned = response.status === '1' ? response.signatures.filter((candidate) => candidate.cms.length > 0) : [];
+  if (returned.length === 0 || known.status !== 'pending') return undefined;
   const signer = await em.fork().findOneOrFail(Signer, { id: known.signer.id }, { populate: ['session'] });
   if (!(await completesOnNextSignature(services, em, signer.session))) return undefined;
-  const prepared = await services.blobs.getBytes(known.preparedKey).catch(() => null);
-  if (!prepared) return undefined;
-  return revocationBeforeCompletion(services, em, signer.session, { pdf: prepared, cms: [returned.cms] });
+  return revocationBeforeCompletion(services, em, signer.session, { cms: returned.map((signature) => signature.cms) });
 }
 
 /**
@@ -259,11 +205,16 @@ export async function acceptEspResponse(
     const at = { session, signer, transaction, origin };
     const checked = await failedAnswer(services, tx, at, response);
     if ('accepted' in checked) return checked;
-    const { signature, prepared } = checked;
-    const signed = fillSignature(
-      { updated: prepared, contentsAt: transaction.contentsAt, contentsEnd: transaction.contentsEnd },
-      await timestampSignature(services.config.tsa, signature.cms),
-    );
+    const signed = new Map<number, Uint8Array>();
+    for (const { document, cms, prepared } of checked.signed) {
+      signed.set(
+        document.position,
+        fillSignature(
+          { updated: prepared, contentsAt: document.contents_at, contentsEnd: document.contents_end },
+          await timestampSignature(services.config.tsa, cms),
+        ),
+      );
+    }
     recordAadhaarIdentity(signer, response.userCertificatePem);
     transaction.status = 'completed';
     transaction.responseCode = response.resCode.slice(0, 100);
@@ -279,7 +230,7 @@ export async function acceptEspResponse(
     return { accepted: true, txn: transaction.txn, status: 'completed' };
   });
   // The prepared bytes are spent or useless now, whatever the outcome, unless the transaction is still pending.
-  if (!('keepsBytes' in outcome)) await discardPrepared(services, known.preparedKey);
+  if (!('keepsBytes' in outcome)) await discardPrepared(services, known);
   if ('retry' in outcome) return refuseEspResponse(services, em, response.txn, outcome.retry, origin);
   return outcome;
 }
@@ -315,9 +266,10 @@ async function notAnswerable(
 }
 
 /**
- * An answer that fails the transaction (checked in this order): the signer was replaced, the ESP's error, a signature
- * that does not sign the InputHash, a document that moved on, prepared bytes that are gone. Otherwise the returned
- * signature and the prepared PDF it goes into.
+ * An answer that fails the transaction (checked in this order): the signer was replaced, the ESP's error, any
+ * document without a signature that signs its InputHash (one wrong signature fails them all: a signer's documents
+ * are signed together or not at all), a document that moved on, prepared bytes that are gone. Otherwise each
+ * returned signature with its document and the prepared PDF it goes into.
  */
 async function failedAnswer(services: AppServices, tx: EntityManager, at: AnswerAt, response: ParsedEsignResponse) {
   const { session, signer, transaction } = at;
@@ -334,21 +286,31 @@ async function failedAnswer(services: AppServices, tx: EntityManager, at: Answer
     );
   }
   if (response.status !== '1') return failed(response.errCode || 'esp_error', response.errMsg);
-  const signature = response.signatures.find((candidate) => candidate.id === '1' && candidate.error === '');
-  const problems = signature
-    ? checkReturnedSignature(signature.cms, transaction.inputHash, response.userCertificatePem)
-    : ['no signature of InputHash 1'];
+  const problems = transaction.documents.flatMap((document) => {
+    const signature = response.signatures.find((candidate) => candidate.id === document.id && candidate.error === '');
+    if (!signature) return [`no signature of InputHash ${document.id}`];
+    return checkReturnedSignature(signature.cms, document.input_hash, response.userCertificatePem).map(
+      (problem) => `InputHash ${document.id}: ${problem}`,
+    );
+  });
   if (problems.length > 0) return failed('esp_signature_invalid', problems.join('; '));
-  if (!isSignersTurn(session, signer) || session.currentPdfFile.id !== transaction.baseFileId) {
+  const current = new Map((await documentsOf(tx, session)).map((document) => [document.id, document.currentPdfFile.id]));
+  const moved = transaction.documents.some((document) => current.get(document.document_id) !== document.base_file_id);
+  if (!isSignersTurn(session, signer) || moved) {
     // The session ended, or another signature landed first (parallel signing): this one is over another revision.
     return failed('document_changed', 'the document changed while the ESP was signing; sign again', { costsAttempt: false });
   }
-  const prepared = await services.blobs.getBytes(transaction.preparedKey).catch(() => null);
-  if (!prepared || prepared.length < transaction.contentsEnd) {
-    // Not expected (the bytes go only with a transaction that is over), but never half a signature nor a 500.
-    return failed('prepared_missing', 'the prepared document is gone; sign again', { costsAttempt: false });
+  const signed: { document: EspDocumentHash; cms: Uint8Array; prepared: Buffer }[] = [];
+  for (const document of transaction.documents) {
+    const prepared = await services.blobs.getBytes(document.prepared_key).catch(() => null);
+    if (!prepared || prepared.length < document.contents_end) {
+      // Not expected (the bytes go only with a transaction that is over), but never half a signature nor a 500.
+      return failed('prepared_missing', 'the prepared document is gone; sign again', { costsAttempt: false });
+    }
+    const cms = response.signatures.find((candidate) => candidate.id === document.id)!.cms;
+    signed.push({ document, cms, prepared });
   }
-  return { signature: signature!, prepared };
+  return { signed };
 }
 
 /**

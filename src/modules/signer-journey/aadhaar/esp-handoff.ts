@@ -68,7 +68,7 @@ export async function handOverThroughServer(
     throw new AppError('conflict', { message: `eSign transaction ${started.txn} is no longer open: start again` });
   }
   const known = await em.fork().findOne(EspTransaction, { txn: started.txn });
-  if (known) await discardPrepared(services, known.preparedKey);
+  if (known) await discardPrepared(services, known);
   const refusal = ack.accepted ? null : ack;
   throw new AppError('service_unavailable', {
     message: refusal?.refusedByEsp

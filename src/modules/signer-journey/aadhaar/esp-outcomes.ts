@@ -24,9 +24,13 @@ export async function expire(
   await tx.flush();
 }
 
-/** A prepared signature no longer wanted; a store that fails to delete leaves litter, never an error. */
-export async function discardPrepared(services: AppServices, key: string): Promise<void> {
-  await services.blobs.delete(key).catch((error: unknown) => services.log.warn({ key, error }, 'prepared ESP bytes not deleted'));
+/** A transaction's prepared signatures, no longer wanted; a store that fails to delete leaves litter, never an error. */
+export async function discardPrepared(services: AppServices, transaction: Pick<EspTransaction, 'documents'>): Promise<void> {
+  for (const { prepared_key: key } of transaction.documents) {
+    await services.blobs
+      .delete(key)
+      .catch((error: unknown) => services.log.warn({ key, error }, 'prepared ESP bytes not deleted'));
+  }
 }
 
 /**
@@ -80,14 +84,14 @@ export async function failTransaction(
  * Answers how many expired.
  */
 export async function expireDueEspTransactions(services: AppServices, em: EntityManager, limit: number): Promise<number> {
-  const rows = await em.getConnection().execute<{ prepared_key: string }[]>(
+  const rows = await em.getConnection().execute<{ documents: EspTransaction['documents'] }[]>(
     `update esp_transactions set status = 'expired', error_code = 'esp_timeout', error_message = ?
       where txn in (select txn from esp_transactions where status = 'pending' and expires_at <= now()
                      order by expires_at limit ? for update skip locked)
-      returning prepared_key`,
+      returning documents`,
     [TIMED_OUT, limit],
   );
-  for (const row of rows) await discardPrepared(services, row.prepared_key);
+  for (const row of rows) await discardPrepared(services, row);
   return rows.length;
 }
 

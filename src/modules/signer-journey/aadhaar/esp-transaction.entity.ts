@@ -4,9 +4,30 @@ import type { RowRef } from '../../../platform/db/row-ref';
 export type EspTransactionStatus = 'pending' | 'completed' | 'failed' | 'expired';
 
 /**
+ * One document of a transaction: the `<InputHash>` the request carried for it (`id`, 1 to 5) and the prepared PDF it
+ * belongs to, kept until the ESP answers.
+ */
+export interface EspDocumentHash {
+  /** The InputHash id, echoed by the DocSignature that signs it. */
+  id: string;
+  /** The envelope's document (EsignDocument id and position). */
+  document_id: string;
+  position: number;
+  /** The hex SHA-256 of the prepared signature's byte range: the InputHash. */
+  input_hash: string;
+  /** The PDF with the signature update appended and its /Contents empty. */
+  prepared_key: string;
+  contents_at: number;
+  contents_end: number;
+  /** The document's current PDF the update was built over: if another signature lands first, this one is stale. */
+  base_file_id: string;
+}
+
+/**
  * One eSign transaction of an Aadhaar signer with their ESP (the ASP's record, CCA eSign API): the `txn` the
- * request carried, the hash the ESP is to sign and the prepared PDF it belongs to, until the ESP answers or the
- * transaction times out. A response is accepted once, for a pending transaction, before `expiresAt`.
+ * request carried, the hash of each document the ESP is to sign (one `<InputHash>` per document, up to five) and
+ * the prepared PDFs they belong to, until the ESP answers or the transaction times out. A response is accepted once,
+ * for a pending transaction, before `expiresAt`, and only whole: every document signed, or none recorded.
  */
 @Entity({ tableName: 'esp_transactions' })
 @Index({ properties: ['signer', 'createdAt'] })
@@ -30,23 +51,9 @@ export class EspTransaction {
   @Property({ type: 'string', length: 64, nullable: true })
   signerTokenHash?: string;
 
-  /** The hex SHA-256 of the prepared signature's byte range: the InputHash. */
-  @Property({ type: 'string', length: 64 })
-  inputHash!: string;
-
-  /** The PDF with the signature update appended and its /Contents empty, kept until the ESP answers. */
-  @Property({ type: 'string', length: 300 })
-  preparedKey!: string;
-
-  @Property({ type: 'integer' })
-  contentsAt!: number;
-
-  @Property({ type: 'integer' })
-  contentsEnd!: number;
-
-  /** The session's current PDF the update was built over: if another signature lands first, this one is stale. */
-  @Property({ type: 'string', length: 64 })
-  baseFileId!: string;
+  /** The documents signed in this transaction, in InputHash order. */
+  @Property({ type: 'json' })
+  documents!: EspDocumentHash[];
 
   /** The signing time the prepared signature names (/M). */
   @Property({ type: 'datetime' })

@@ -4,7 +4,7 @@ import type { AppServices } from '../../../platform/services';
 import type { SigningIdentity } from '../cms-sign';
 import { signingIdentityFromPfx } from '../platform-identity';
 import { sandboxAuthority } from '../sandbox-authority';
-import { buildEsignRequest, type EsignVersion } from './cca/esign-request';
+import { buildEsignRequest, type EsignDocumentHash, type EsignVersion } from './cca/esign-request';
 import { parseAndVerifyEsignResponse, verifyEsignSignature, type ParsedEsignResponse } from './cca/esign-response';
 import { parseUntrustedXml } from './cca/xml-dsig';
 
@@ -41,7 +41,7 @@ export interface EspRequest {
 }
 
 /**
- * The signed `<Esign>` request for one document hash, as the form fields the ESP's gateway reads (`eSignRequest`,
+ * The signed `<Esign>` request for up to five document hashes (one `<InputHash>` each), as the form fields the ESP's gateway reads (`eSignRequest`,
  * `aspTxnID`, `Content-Type`: the names eSign ESPs document). `authMode` is the session's (2.1 carries it; in 3.2
  * the signer chooses on the ESP's pages).
  */
@@ -51,10 +51,8 @@ export async function buildEspRequest(
   esp: EspConfig,
   input: {
     txn: string;
-    sha256Hex: string;
-    docInfo: string;
-    /** 3.2: where the ESP may fetch the document to show it. */
-    docUrl?: string;
+    /** `docUrl`, 3.2 only: where the ESP may fetch the document to show it. */
+    documents: EsignDocumentHash[];
     authMode: number;
     responseUrl: string;
     redirectUrl: string;
@@ -69,14 +67,10 @@ export async function buildEspRequest(
     redirectUrl: esp.version === '3.2' ? input.redirectUrl : undefined,
     maxWaitPeriod: esp.version === '3.2' ? Math.max(1, Math.ceil(esp.timeoutSeconds / 60)) : undefined,
     authMode: esp.version === '2.1' ? (input.authMode === 2 ? 2 : 1) : undefined,
-    documents: [
-      {
-        id: '1',
-        sha256Hex: input.sha256Hex,
-        docInfo: input.docInfo,
-        ...(esp.version === '3.2' && input.docUrl ? { docUrl: input.docUrl } : {}),
-      },
-    ],
+    documents: input.documents.map(({ docUrl, ...document }) => ({
+      ...document,
+      ...(esp.version === '3.2' && docUrl ? { docUrl } : {}),
+    })),
     signer: { privateKeyPem: identity.privateKeyPem, certificatePem: identity.certificatePem },
   });
   return {

@@ -51,16 +51,17 @@ const LOOKUPS_AT_ONCE = 4;
 export type KnownRevocation = ReadonlyMap<string, RevocationEvidence>;
 
 /**
- * Looks up the revocation of the certificates a document carries, and of those about to be added to it (a signer's
- * chain, `certificatesPem`, or a signature's CMS, `cms`), outside any transaction, for addLongTermValidation to
- * reuse. Bounded as the step itself is.
+ * Looks up the revocation of the certificates the documents carry (an envelope's), and of those about to be added to
+ * them (a signer's chain, `certificatesPem`, or a signature's CMS, `cms`), outside any transaction, for
+ * addLongTermValidation to reuse. Bounded as the step itself is.
  */
 export async function prefetchRevocation(
   services: AppServices,
   em: EntityManager,
-  input: { pdf: Uint8Array; certificatesPem?: string[]; cms?: Uint8Array[] },
+  input: { pdfs: Uint8Array[]; certificatesPem?: string[]; cms?: Uint8Array[] },
 ): Promise<KnownRevocation> {
-  const contents = await services.untrusted.run<Uint8Array[]>('signatureContentsTask', { pdf: input.pdf });
+  const contents: Uint8Array[] = [];
+  for (const pdf of input.pdfs) contents.push(...(await services.untrusted.run<Uint8Array[]>('signatureContentsTask', { pdf })));
   const carried = [
     ...[...contents, ...(input.cms ?? [])].flatMap(certificatesIn),
     ...(input.certificatesPem ?? []).map((pem) => new X509Certificate(pem)),

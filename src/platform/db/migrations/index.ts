@@ -25,6 +25,8 @@ import { Migration20261124070000_EspTransactions } from './Migration202611240700
 import { Migration20261124080000_OtpRecipient } from './Migration20261124080000_OtpRecipient';
 import { Migration20261126174050_EspTransactionSigner } from './Migration20261126174050_EspTransactionSigner';
 import { Migration20261126175741_OrderProgressAnnounced } from './Migration20261126175741_OrderProgressAnnounced';
+import { Migration20261127040522_Envelopes } from './Migration20261127040522_Envelopes';
+import { Migration20261127050000_EspTransactionDocuments } from './Migration20261127050000_EspTransactionDocuments';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -54,4 +56,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124080000_OtpRecipient', class: Migration20261124080000_OtpRecipient },
   { name: 'Migration20261126174050_EspTransactionSigner', class: Migration20261126174050_EspTransactionSigner },
   { name: 'Migration20261126175741_OrderProgressAnnounced', class: Migration20261126175741_OrderProgressAnnounced },
+  { name: 'Migration20261127040522_Envelopes', class: Migration20261127040522_Envelopes },
+  { name: 'Migration20261127050000_EspTransactionDocuments', class: Migration20261127050000_EspTransactionDocuments },
 ];

@@ -1,0 +1,43 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType('EsignDocumentSignature', { simpleResolvers: true })
+export class EsignDocumentSignatureType {
+  @Field()
+  signer_id!: string;
+
+  @Field({ description: '`pending` until the signer signs, then `completed` (as the signer reads).' })
+  status!: string;
+
+  @Field(() => Date, { nullable: true })
+  signed_at!: Date | null;
+}
+
+@ObjectType('EsignDocument', {
+  simpleResolvers: true,
+  description: 'One document of a session’s envelope (added): a session made with `file_id` has one.',
+})
+export class EsignDocumentType {
+  @Field({ description: '`doc_...`' })
+  document_id!: string;
+
+  @Field(() => Int, { description: 'Zero-based, the order signers see the documents in; elements name it as `document`.' })
+  position!: number;
+
+  @Field()
+  name!: string;
+
+  @Field({ description: 'The uploaded PDF.' })
+  file_id!: string;
+
+  @Field({ description: 'The PDF as it stands now: stamp pages in front, each signed revision, at completion the final one.' })
+  current_pdf_file_id!: string;
+
+  @Field(() => Int, { description: 'Stamp certificate pages in front of this document.' })
+  stamp_page_count!: number;
+
+  @Field({ description: '`pending` while a signature of it is missing; `completed` once every signer of it signed.' })
+  status!: string;
+
+  @Field(() => [EsignDocumentSignatureType], { description: 'The signers who sign this document, in signing order.' })
+  signatures!: EsignDocumentSignatureType[];
+}

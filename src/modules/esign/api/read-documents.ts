@@ -1,0 +1,41 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../../../platform/auth/actor';
+import type { AppServices } from '../../../platform/services';
+import { documentsOf, documentsSignedBy, stampShiftOf } from '../documents';
+import { Signer, type EsignSession } from '../esign-session.entity';
+import { getOwnSession } from '../session/own-session';
+import type { EsignDocumentType } from './document.types';
+
+/** The documents of one of the caller's sessions: each one's files, who signs it and how far they are. */
+export async function readOwnDocuments(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  clientId: string,
+): Promise<EsignDocumentType[]> {
+  return documentViews(em, await getOwnSession(services, em, actor, clientId));
+}
+
+export async function documentViews(em: EntityManager, session: EsignSession): Promise<EsignDocumentType[]> {
+  const documents = await documentsOf(em, session);
+  const signers = await em.find(Signer, { session }, { orderBy: { position: 'asc' } });
+  return documents.map((document) => {
+    const signatures = signers
+      .filter((signer) => documentsSignedBy(signer, documents.length).includes(document.position))
+      .map((signer) => ({
+        signer_id: signer.id,
+        status: signer.status === 'completed' ? 'completed' : 'pending',
+        signed_at: signer.completedAt ?? null,
+      }));
+    return {
+      document_id: document.id,
+      position: document.position,
+      name: document.name,
+      file_id: document.file.id,
+      current_pdf_file_id: document.currentPdfFile.id,
+      stamp_page_count: stampShiftOf(session, document.position),
+      status: signatures.every((signature) => signature.status === 'completed') ? 'completed' : 'pending',
+      signatures,
+    };
+  });
+}
