@@ -536,6 +536,14 @@ const REST: Record<string, RestSpec> = {
     },
     foreign: { refused: ESIGN_NOT_FOUND },
   },
+  'GET /esign/documents': {
+    call: (ids) => ({ method: 'GET', path: '/esign/documents', query: { client_id: ids.session } }),
+    owner: (data) => {
+      expect(data).toHaveLength(1);
+      expect(data[0].document_id).toMatch(/^doc_/);
+    },
+    foreign: { refused: ESIGN_NOT_FOUND },
+  },
   'GET /esign/verify': {
     call: (ids) => ({ method: 'GET', path: '/esign/verify', query: { client_id: ids.completed } }),
     owner: (data, ids) => {
@@ -894,6 +902,11 @@ const GQL: Record<string, GqlSpec> = {
   'Query.esignVerification': {
     call: (ids) => byId('esignVerification', '{ client_id all_valid signatures { field_name } }')(ids.completed),
     owner: REST['GET /esign/verify'].owner,
+    foreign: { refused: ESIGN_NOT_FOUND },
+  },
+  'Query.esignDocuments': {
+    call: (ids) => byId('esignDocuments', '{ document_id position }')(ids.session),
+    owner: REST['GET /esign/documents'].owner,
     foreign: { refused: ESIGN_NOT_FOUND },
   },
   'Query.esignFieldValues': {

@@ -98,7 +98,7 @@ describe('pre-signing checks through the signer API', () => {
     ]);
     expect(view.body.data.next_check).toBe('email');
     expect(view.body.data.signer.fields).toEqual([
-      { page: 0, x: 72, y: 600, width: expect.any(Number), height: expect.any(Number) },
+      { document: 0, page: 0, x: 72, y: 600, width: expect.any(Number), height: expect.any(Number) },
     ]);
 
     const early = await call('POST', '/sign', token, { consent: true });

@@ -196,8 +196,8 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
     expect(signer.invite_url).toBe(`${app.url}/sign/${signer.token}`);
     const view = await signerCall('GET', '/session', signer.token);
     expect(view.body.data.signer.fields).toEqual([
-      { page: 0, x: 72, y: 640, width: 160, height: 50 },
-      { page: 3, x: 300, y: 500, width: 160, height: 50 },
+      { document: 0, page: 0, x: 72, y: 640, width: 160, height: 50 },
+      { document: 0, page: 3, x: 300, y: 500, width: 160, height: 50 },
     ]);
 
     const { page, errors, close } = await open(signer.invite_url as string);
