@@ -7,6 +7,7 @@ import {
   completeEnvelope,
   documentsOf,
   EsignSession,
+  type EsignDocument,
   fillServiceValues,
   lockTurn,
   signerByToken,
@@ -63,12 +64,8 @@ export async function signAsSigner(
     const material = early ?? (await platformOrPfx(services, tx, signer));
     const time = new Date();
     const signed = new Map<number, Uint8Array>();
-    for (const { document, pdf } of await documentsToSign(services, tx, session, signer)) {
-      // The update is built from the parsed document in the worker pool (the signer's values with it); the key signs here.
-      const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
-        pdf,
-        appearance: signerAppearance(signer, time, await fillsOf(services, tx, session, signer, document.position, time)),
-      });
+    // The key signs here each update the worker pool built.
+    for (const { document, update } of await signatureUpdates(services, tx, session, signer, time)) {
       const { updated, contentsAt, contentsEnd } = update;
       const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
       signed.set(document.position, fillSignature(update, await timestampSignature(services.config.tsa, signature)));
@@ -114,6 +111,29 @@ export async function revocationBeforeCompletion(
     );
   }
   return prefetchRevocation(services, em, { pdfs, certificatesPem: adding.certificatesPem, cms: adding.cms });
+}
+
+/**
+ * The signer's signature update over the current PDF of each document they sign (prepared first if nobody signed
+ * yet), its /Contents still empty: built from the parsed document in the worker pool, the signer's values with it.
+ */
+export async function signatureUpdates(
+  services: AppServices,
+  tx: EntityManager,
+  session: EsignSession,
+  signer: Signer,
+  time: Date,
+): Promise<{ document: EsignDocument; update: PreparedSignature }[]> {
+  const updates: { document: EsignDocument; update: PreparedSignature }[] = [];
+  for (const { document, pdf } of await documentsToSign(services, tx, session, signer)) {
+    const fills = await fillsOf(services, tx, session, signer, document.position, time);
+    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
+      pdf,
+      appearance: signerAppearance(signer, time, fills),
+    });
+    updates.push({ document, update });
+  }
+  return updates;
 }
 
 /** What a signer's signature shows in its widgets, names in its dictionary, and writes into the signer's fields. */

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../../platform/auth/actor';
 import type { AppServices } from '../../../platform/services';
 import { documentsOf, documentsSignedBy, stampShiftOf } from '../documents';
-import { Signer, type EsignSession } from '../esign-session.entity';
+import { Signer } from '../esign-session.entity';
 import { getOwnSession } from '../session/own-session';
 import type { EsignDocumentType } from './document.types';
 
@@ -13,10 +13,7 @@ export async function readOwnDocuments(
   actor: Actor,
   clientId: string,
 ): Promise<EsignDocumentType[]> {
-  return documentViews(em, await getOwnSession(services, em, actor, clientId));
-}
-
-export async function documentViews(em: EntityManager, session: EsignSession): Promise<EsignDocumentType[]> {
+  const session = await getOwnSession(services, em, actor, clientId);
   const documents = await documentsOf(em, session);
   const signers = await em.find(Signer, { session }, { orderBy: { position: 'asc' } });
   return documents.map((document) => {

@@ -40,12 +40,20 @@ export function requestedDocuments(problems: Problems, request: SessionRequest):
   });
 }
 
-/** A zero-based index into the envelope's documents; absent: the first. */
-export function documentIndex(problems: Problems, field: string, value: number | null | undefined, count: number): number {
+/**
+ * A zero-based index into the envelope's documents; absent: the first. Undefined, with the problem named, when it
+ * is none (not checked against an envelope that was itself refused: `count` 0).
+ */
+export function documentIndex(
+  problems: Problems,
+  field: string,
+  value: number | null | undefined,
+  count: number,
+): number | undefined {
   if (isAbsent(value)) return 0;
   if (!Number.isInteger(value) || value! < 0 || (count > 0 && value! >= count)) {
     problems.invalidField(field, `must be a zero-based index into documents (0 to ${Math.max(count - 1, 0)})`);
-    return 0;
+    return undefined;
   }
   return value!;
 }

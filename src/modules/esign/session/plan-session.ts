@@ -9,7 +9,6 @@ import { planContact } from '../signers/contact';
 import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation } from './validation';
 import { planElements } from '../elements/plan-element';
 import { assetOf } from '../elements/values';
-import { documentOf } from '../elements/stored-element';
 import { documentIndex, requestedDocuments, type RequestedDocument } from './plan-documents';
 import { documentsSignedBy } from '../documents';
 import { MAX_INPUT_HASHES } from '../../signing';
@@ -219,7 +218,7 @@ export async function planSession(
   );
   const requested = requestedDocuments(problems, request);
   const stamp = planStamp(problems, request.stamp);
-  const stampDocument = documentIndex(problems, 'stamp.document', request.stamp?.document, requested.length);
+  const stampDocument = documentIndex(problems, 'stamp.document', request.stamp?.document, requested.length) ?? 0;
 
   const early = problems.toError();
   if (early && (problems.missing.length > 0 || problems.signType)) throw early;
@@ -337,11 +336,8 @@ async function checkReferences(
       problems.invalidField(`${field}.face_ref_file_id`, 'no such asset among your files');
     signer.elements.forEach((element, elementIndex) => {
       const at = `${field}.elements[${elementIndex}]`;
-      const on = documentOf(element);
-      if (on >= requested.length) {
-        problems.invalidField(`${at}.document`, `must be a zero-based index into documents (0 to ${requested.length - 1})`);
-        return;
-      }
+      const on = documentIndex(problems, `${at}.document`, element.document, requested.length);
+      if (on === undefined) return;
       const file = documents[on]?.file;
       if (file?.pageCount !== undefined && element.page >= file.pageCount) {
         problems.invalidField(`${at}.page`, `the PDF has ${file.pageCount} page(s): pages are 0 to ${file.pageCount - 1}`);

@@ -286,8 +286,11 @@ async function failedAnswer(services: AppServices, tx: EntityManager, at: Answer
     );
   }
   if (response.status !== '1') return failed(response.errCode || 'esp_error', response.errMsg);
-  const problems = transaction.documents.flatMap((document) => {
-    const signature = response.signatures.find((candidate) => candidate.id === document.id && candidate.error === '');
+  const returned = transaction.documents.map((document) => ({
+    document,
+    signature: response.signatures.find((candidate) => candidate.id === document.id && candidate.error === ''),
+  }));
+  const problems = returned.flatMap(({ document, signature }) => {
     if (!signature) return [`no signature of InputHash ${document.id}`];
     return checkReturnedSignature(signature.cms, document.input_hash, response.userCertificatePem).map(
       (problem) => `InputHash ${document.id}: ${problem}`,
@@ -301,14 +304,13 @@ async function failedAnswer(services: AppServices, tx: EntityManager, at: Answer
     return failed('document_changed', 'the document changed while the ESP was signing; sign again', { costsAttempt: false });
   }
   const signed: { document: EspDocumentHash; cms: Uint8Array; prepared: Buffer }[] = [];
-  for (const document of transaction.documents) {
+  for (const { document, signature } of returned) {
     const prepared = await services.blobs.getBytes(document.prepared_key).catch(() => null);
     if (!prepared || prepared.length < document.contents_end) {
       // Not expected (the bytes go only with a transaction that is over), but never half a signature nor a 500.
       return failed('prepared_missing', 'the prepared document is gone; sign again', { costsAttempt: false });
     }
-    const cms = response.signatures.find((candidate) => candidate.id === document.id)!.cms;
-    signed.push({ document, cms, prepared });
+    signed.push({ document, cms: signature!.cms, prepared });
   }
   return { signed };
 }

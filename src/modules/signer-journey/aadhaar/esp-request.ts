@@ -4,10 +4,9 @@ import type { EspConfig } from '../../../config';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { documentsOf, type EsignSession, type Signer } from '../../esign/signer-side';
-import { buildEspRequest, MAX_INPUT_HASHES, type PreparedSignature } from '../../signing';
+import { buildEspRequest, MAX_INPUT_HASHES } from '../../signing';
 import { SIGNER_RETURN_PATH } from '../page/signer-page';
-import { documentsToSign, fillsOf } from '../prepare-document';
-import { signerAppearance } from '../sign-in-turn';
+import { signatureUpdates } from '../sign-in-turn';
 import type { EspDocumentHash } from './esp-transaction.entity';
 
 /** Where ESPs send responses (`responseUrl`), under PUBLIC_URL; signers come back to SIGNER_RETURN_PATH. */
@@ -26,15 +25,11 @@ export async function prepareSignatures(
   txn: string,
   now: Date,
 ): Promise<EspDocumentHash[]> {
-  const working = await documentsToSign(services, tx, session, signer);
-  if (working.length > MAX_INPUT_HASHES)
+  const updates = await signatureUpdates(services, tx, session, signer, now);
+  if (updates.length > MAX_INPUT_HASHES)
     throw new AppError('conflict', { message: `an ESP signs at most ${MAX_INPUT_HASHES} documents in one transaction` });
   const hashes: EspDocumentHash[] = [];
-  for (const [index, { document, pdf }] of working.entries()) {
-    const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
-      pdf,
-      appearance: signerAppearance(signer, now, await fillsOf(services, tx, session, signer, document.position, now)),
-    });
+  for (const [index, { document, update }] of updates.entries()) {
     const { updated, contentsAt, contentsEnd } = update;
     const id = String(index + 1);
     const preparedKey = `esp/${txn}-${id}.pdf`;
