@@ -4,6 +4,7 @@ import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, signerApi } from '../helpers/clients';
 import { corpusFile, MINIMAL_PDF } from '../helpers/fixtures';
 import {
+  createStampOrder,
   FOUR_PAGE_PDF,
   initializeEsign,
   sessionBody,
@@ -14,6 +15,7 @@ import {
 } from '../helpers/factories';
 import { pdfsigReport, qpdfCheck } from '../helpers/pdf-signatures';
 import { pdfText } from '../helpers/pdf-text';
+import { until } from '../helpers/until';
 
 const THIRD_PDF = corpusFile('002-trivial-libre-office-writer/002-trivial-libre-office-writer.pdf');
 
@@ -48,35 +50,15 @@ describe('envelopes: several documents in one session', () => {
     return Buffer.from(await (await fetch(details.body.data.download_url)).arrayBuffer());
   };
 
-  /** Waits for a condition the service reaches by itself (a job), never for a span of time. */
-  async function until(check: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 60_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
   /** One mock stamp of 100 rupees in stock, procured. */
   async function stockOneStamp(): Promise<string> {
-    const order = await rest<{ client_id: string }>(app, 'POST', '/stamps/create-order', {
-      token: owner.token,
-      json: {
-        state_code: 'MH',
-        article_id: 'MH-5',
-        first_party_name: 'Asha Rao',
-        second_party_name: 'Vikram Singh',
-        stamp_duty_amount: 100,
-        consideration_amount: 1000,
-        quantity: 1,
-        mock: true,
-      },
-    });
+    const order = await createStampOrder(app, owner.token, { mock: true });
     expect(order.status, JSON.stringify(order.body)).toBe(200);
     const orderId = order.body.data!.client_id;
     await until(
       async () => (await sql(`select 1 from stamp_instances where order_id = ? and status = 'pending'`, [orderId])).length === 0,
       'procurement',
+      { timeoutMs: 60_000 },
     );
     return (await sql<{ id: string }>('select id from stamp_instances where order_id = ?', [orderId]))[0]!.id;
   }

@@ -7,6 +7,7 @@ import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest } from '../helpers/clients';
 import { corpusFile } from '../helpers/fixtures';
 import { FOUR_PAGE_PDF, initializeEsign, sessionBody, signatureAt, signerInput, uploadPdf } from '../helpers/factories';
+import { until as untilDone } from '../helpers/until';
 
 interface Stock {
   duty: number;
@@ -47,13 +48,8 @@ describe('stamps reserved into sessions', () => {
   const sql = async <T = any>(query: string, params: unknown[] = []) =>
     (await app.services.orm.em.fork().getConnection().execute(query, params)) as T[];
 
-  async function until(check: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 60_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  /** Jobs on a loaded machine: a minute before giving up. */
+  const until = (check: () => Promise<boolean>, what: string) => untilDone(check, what, { timeoutMs: 60_000, pollMs: 100 });
 
   /** Procures stamps (real ones, paid from a credit made for them, unless `mock`) and returns their ids, oldest first. */
   async function stock(user: TestUser, spec: Stock): Promise<string[]> {

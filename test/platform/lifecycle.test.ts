@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appPort as freePort, createTestDatabase } from '../helpers/app';
 import { MINIMAL_PDF, corpusFile } from '../helpers/fixtures';
 import { startServiceProcess, type ServiceProcess } from '../helpers/process';
+import { until } from '../helpers/until';
 
 async function me(port: number, token: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
@@ -28,14 +29,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -42,20 +42,11 @@ import {
 } from '../helpers/factories';
 import { makePng } from '../helpers/fixtures';
 import { makePkcs12 } from '../helpers/pfx';
+import { until } from '../helpers/until';
 
 // Answers are checked field by field against what each operation documents.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(done: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The owner's resources, and unknown ids of the same kinds
@@ -288,7 +279,7 @@ function wsWatch(client: Client, call: GqlCall): Watch {
 /** A query or mutation (or a refused subscription) over graphql-ws, as `{data, errors}`. */
 async function wsExecute(client: Client, call: GqlCall): Promise<Json> {
   const watch = wsWatch(client, call);
-  await until(() => watch.done, 'the operation to complete over graphql-ws', 15_000);
+  await until(() => watch.done, 'the operation to complete over graphql-ws', { timeoutMs: 15_000 });
   const last = watch.results.at(-1) ?? {};
   return { data: last.data, errors: watch.errors.length > 0 ? watch.errors.map(plainError) : undefined };
 }

@@ -17,19 +17,15 @@ import { appPort as freePort, startTestApp, type TestApp, type TestUser } from '
 import { rest } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
 import { startServiceProcess } from '../helpers/process';
+import { until as untilDone } from '../helpers/until';
 
 const ME = '{ me { user_id } }';
 const SESSION_UPDATES = `subscription Watch($client_id: String!) { esignSessionUpdated(client_id: $client_id) { client_id status } }`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** Polls often: these waits are for sockets closing, which happen within milliseconds. */
+const until = (done: () => boolean, what: string, timeoutMs = 10_000) => untilDone(done, what, { timeoutMs, pollMs: 25 });
 
 interface Closing {
   code: number;
