@@ -91,6 +91,8 @@ export interface AadhaarSigning {
   cancel?: boolean;
   /** Give a wrong OTP (or biometric capture) until the ESP ends the transaction: a failed authentication. */
   failAuthentication?: boolean;
+  /** eSign 2.1: keep the ESP's answer instead of carrying it back (`back`: the form the browser would post). */
+  holdResponse?: boolean;
 }
 
 type FormPost = Awaited<ReturnType<typeof postForm>>;
@@ -103,8 +105,8 @@ type FormPost = Awaited<ReturnType<typeof postForm>>;
 export async function throughEsp(
   espUrl: string,
   fields: Record<string, string>,
-  { aadhaar = '234123412346', code, authMode, cancel, failAuthentication }: AadhaarSigning = {},
-): Promise<{ entry: FormPost; numberPage: FormPost; last: FormPost; delivered?: FormPost }> {
+  { aadhaar = '234123412346', code, authMode, cancel, failAuthentication, holdResponse }: AadhaarSigning = {},
+): Promise<{ entry: FormPost; numberPage: FormPost; last: FormPost; delivered?: FormPost; back?: ReturnType<typeof formOf> }> {
   const entry = await postForm(espUrl, fields);
   if (entry.status !== 200) throw new Error(`the ESP refused the request (${entry.status}): ${entry.html}`);
   let form = formOf(entry.html, espUrl);
@@ -131,6 +133,7 @@ export async function throughEsp(
   }
   if (last.status !== 200 || !last.html.includes('eSignResponse')) return { entry, numberPage, last };
   const back = formOf(last.html, last.url);
+  if (holdResponse) return { entry, numberPage, last, back };
   return { entry, numberPage, last, delivered: await postForm(back.action, back.fields) };
 }
 

@@ -28,7 +28,9 @@ export type AuditEventKind =
   | 'esp_acknowledged'
   | 'esp_response_refused'
   | 'esp_failed'
-  | 'esp_cancelled';
+  | 'esp_cancelled'
+  | 'esp_batch_held'
+  | 'esp_batches_voided';
 
 /**
  * One step of a session's life, who took it from where: the evidence an owner keeps with the document.

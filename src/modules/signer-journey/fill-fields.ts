@@ -85,10 +85,15 @@ export async function fillImageField(
 
 /**
  * An Aadhaar signer's open eSign transaction holds the document with the values as they were when it started (the
- * ESP signs that hash): they cannot change under it (`409`); restarting the transaction takes the new values.
+ * ESP signs that hash), and a held batch holds documents signed with them: they cannot change under either (`409`);
+ * restarting the transaction takes the new values.
  */
 async function refuseWhileAtEsp(tx: EntityManager, signer: Signer): Promise<void> {
-  const open = await tx.findOne(EspTransaction, { signer: signer.id, status: 'pending', expiresAt: { $gt: new Date() } });
+  const open = await tx.findOne(EspTransaction, {
+    signer: signer.id,
+    status: { $in: ['pending', 'held'] },
+    expiresAt: { $gt: new Date() },
+  });
   if (open)
     throw new AppError('conflict', {
       message:

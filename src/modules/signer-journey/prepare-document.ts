@@ -56,17 +56,18 @@ export interface WorkingDocument {
 }
 
 /**
- * The documents a signer signs (documentsSignedBy), each as it stands now, prepared first if no signer has signed
- * yet (ensurePrepared).
+ * The documents a signer signs (documentsSignedBy; `only` those positions of them, for one batch of an Aadhaar
+ * signer), each as it stands now, prepared first if no signer has signed yet (ensurePrepared).
  */
 export async function documentsToSign(
   services: AppServices,
   tx: EntityManager,
   session: EsignSession,
   signer: Signer,
+  only?: number[],
 ): Promise<WorkingDocument[]> {
   const documents = await ensurePrepared(services, tx, session);
-  const signed = new Set(documentsSignedBy(signer, documents.length));
+  const signed = new Set(only ?? documentsSignedBy(signer, documents.length));
   const working: WorkingDocument[] = [];
   for (const document of documents.filter((candidate) => signed.has(candidate.position))) {
     const current = await tx.findOneOrFail(StoredFile, { id: document.currentPdfFile.id });

@@ -116,6 +116,7 @@ export async function revocationBeforeCompletion(
 /**
  * The signer's signature update over the current PDF of each document they sign (prepared first if nobody signed
  * yet), its /Contents still empty: built from the parsed document in the worker pool, the signer's values with it.
+ * `only`: those positions of them (one batch of an Aadhaar signer).
  */
 export async function signatureUpdates(
   services: AppServices,
@@ -123,9 +124,10 @@ export async function signatureUpdates(
   session: EsignSession,
   signer: Signer,
   time: Date,
+  only?: number[],
 ): Promise<{ document: EsignDocument; update: PreparedSignature }[]> {
   const updates: { document: EsignDocument; update: PreparedSignature }[] = [];
-  for (const { document, pdf } of await documentsToSign(services, tx, session, signer)) {
+  for (const { document, pdf } of await documentsToSign(services, tx, session, signer, only)) {
     const fills = await fillsOf(services, tx, session, signer, document.position, time);
     const update = await services.untrusted.run<PreparedSignature>('buildSignatureUpdateTask', {
       pdf,

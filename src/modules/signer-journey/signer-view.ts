@@ -15,6 +15,7 @@ import {
 import { hasPassed, nextCheck, requestedChecks, type CheckKind } from './checks/checks';
 import { maskEmail, maskPhone } from './checks/recipients';
 import { isSignerCancellation } from '../signing';
+import { batchesOf, HELD_TOO_LONG } from './aadhaar/esp-batches';
 import { TIMED_OUT } from './aadhaar/esp-outcomes';
 import { EspTransaction } from './aadhaar/esp-transaction.entity';
 
@@ -82,8 +83,10 @@ export async function signerView(em: EntityManager, signer: Signer) {
       eligible: isSignersTurn(session, signer),
       // Signing attempts left before the signer fails (Aadhaar: each ESP refusal costs one).
       attempts_left: Math.max(0, signer.maxRetry - signer.failedAttempts),
-      // Aadhaar signers: their latest eSign transaction with the ESP (pending, completed, failed, expired), or null.
+      // Aadhaar signers: their latest eSign transaction with the ESP (pending, held, completed, failed, expired), or null.
       esp_transaction: signer.signType === 'aadhaar' ? await latestEspTransaction(em, signer.id) : null,
+      // Aadhaar signers: how many ESP transactions (one authentication each) sign their documents, five at most in each.
+      esp_batches: signer.signType === 'aadhaar' ? batchesOf([...signs]).length : null,
       positions: positionsOf(signer.elements, session),
       // Where this signer's signature goes, on the pages of each document's current PDF (stamp pages come first).
       fields: signatureElements(signer.elements).map((element) => ({
@@ -111,14 +114,18 @@ export async function signerView(em: EntityManager, signer: Signer) {
 export async function latestEspTransaction(em: EntityManager, signerId: string) {
   const latest = await em.findOne(EspTransaction, { signer: signerId }, { orderBy: { createdAt: 'desc' } });
   if (!latest) return null;
-  const expired = latest.status === 'pending' && latest.expiresAt <= new Date();
+  // Past its time, a pending transaction timed out and a held batch waited too long (the sweep will say so too).
+  const expired = (latest.status === 'pending' || latest.status === 'held') && latest.expiresAt <= new Date();
+  const held = latest.status === 'held';
   return {
     txn: latest.txn,
     status: expired ? ('expired' as const) : latest.status,
-    error_code: expired ? 'esp_timeout' : (latest.errorCode ?? null),
-    error_message: expired ? TIMED_OUT : (latest.errorMessage ?? null),
+    error_code: expired ? (held ? 'esp_batch_voided' : 'esp_timeout') : (latest.errorCode ?? null),
+    error_message: expired ? (held ? HELD_TOO_LONG : TIMED_OUT) : (latest.errorMessage ?? null),
     // The signer cancelled at the ESP (a failed transaction that cost no attempt): the page says so in the second person.
     cancelled_by_signer: latest.status === 'failed' && isSignerCancellation(latest.errorCode),
     expires_at: latest.expiresAt,
+    // Which of the signer's batches it signs, of how many, and how many documents it carries.
+    batch: { number: latest.batch, of: latest.batchCount, documents: latest.documents.length },
   };
 }

@@ -10,8 +10,6 @@ import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation } from './validation';
 import { planElements } from '../elements/plan-element';
 import { assetOf } from '../elements/values';
 import { documentIndex, requestedDocuments, type RequestedDocument } from './plan-documents';
-import { documentsSignedBy } from '../documents';
-import { MAX_INPUT_HASHES } from '../../signing';
 import {
   Problems,
   absoluteHttpUrl,
@@ -224,14 +222,6 @@ export async function planSession(
   if (early && (problems.missing.length > 0 || problems.signType)) throw early;
 
   const documents = await checkReferences(em, actor, problems, requested, signers);
-  signers.forEach((signer, index) => {
-    // One ESP transaction signs at most MAX_INPUT_HASHES documents; signing more in several is not built yet.
-    if (signer?.signType === 'aadhaar' && documentsSignedBy(signer, documents.length).length > MAX_INPUT_HASHES)
-      problems.invalidField(
-        `signers[${index}].elements`,
-        `an Aadhaar signer signs at most ${MAX_INPUT_HASHES} documents (one eSign transaction)`,
-      );
-  });
   const error = problems.toError();
   if (error) throw error;
   return { ...options, signType: signType!, documents, stamp, stampDocument, signers: signers as SignerPlan[] };

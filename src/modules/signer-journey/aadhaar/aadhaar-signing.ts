@@ -4,17 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
+import { assertFieldsComplete, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../../esign/signer-side';
 import {
-  assertFieldsComplete,
-  isSignersTurn,
-  lockSessionOfSigner,
-  documentsOf,
-  lockTurn,
-  Signer,
-  signerByToken,
-} from '../../esign/signer-side';
-import {
-  checkReturnedSignature,
   claimedTxn,
   espConfig,
   EsignXmlError,
@@ -27,15 +18,15 @@ import {
   type ParsedEsignResponse,
 } from '../../signing';
 import { assertChecksPassed } from '../checks/checks';
+import { failedAnswer, notAnswerable, type EspAnswer } from './esp-answer-checks';
+import { heldBatchesOf, heldSignatures, holdBatch, nextBatch } from './esp-batches';
 import { handOverThroughServer, type EspStart } from './esp-handoff';
-import { discardPrepared, expire, failTransaction, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
-import { EspTransaction, type EspDocumentHash } from './esp-transaction.entity';
+import { discardPrepared, expire, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
 import { prepareSignatures, requestForEsp } from './esp-request';
+import { EspTransaction, type EspDocumentHash } from './esp-transaction.entity';
 import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion } from '../sign-in-turn';
 
 export { ESP_RESPONSE_PATH } from './esp-request';
-/** A response whose `ts` is further from now than this is refused (clocks of ASP and ESP may differ a little). */
-const RESPONSE_CLOCK_SKEW_MS = 10 * 60_000;
 
 /**
  * Aadhaar, step 1 (CCA eSign API): the signer whose turn it is consents; the signature's incremental update is
@@ -56,7 +47,7 @@ export async function startAadhaarEsign(
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
-  let discarded: EspTransaction | undefined;
+  const discarded: EspTransaction[] = [];
   const started = await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     if (signer.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
@@ -67,10 +58,12 @@ export async function startAadhaarEsign(
 
     const now = new Date();
     const open = await closeOpenTransaction(tx, signer, input.restart === true, now);
-    if (open) discarded = open;
+    if (open) discarded.push(open);
+    const next = await nextBatch(tx, { session, signer, origin }, now);
+    discarded.push(...next.voided);
 
     const txn = `esptxn_${randomBytes(16).toString('hex')}`;
-    const documents = await prepareSignatures(services, tx, session, signer, txn, now);
+    const documents = await prepareSignatures(services, tx, session, signer, { txn, now, only: next.positions });
     const transaction = tx.create(EspTransaction, {
       txn,
       session: session.id,
@@ -78,6 +71,8 @@ export async function startAadhaarEsign(
       signerTokenHash: signer.tokenHash,
       backend: esp.name,
       documents,
+      batch: next.batch,
+      batchCount: next.batchCount,
       signingTime: now,
       expiresAt: new Date(now.getTime() + esp.timeoutSeconds * 1000),
     });
@@ -96,15 +91,22 @@ export async function startAadhaarEsign(
           documents: documents.map((document) => ({ document_id: document.document_id, input_hash: document.input_hash })),
         }),
         auth_mode: signer.authMode,
+        ...(next.batchCount > 1 && { batch: next.batch, batch_count: next.batchCount }),
         ...(open && { replaces_txn: open.txn }),
       },
     });
     await tx.flush();
-    const form = { txn, esp_url: request.url, fields: request.fields, expires_at: transaction.expiresAt };
+    const form = {
+      txn,
+      esp_url: request.url,
+      fields: request.fields,
+      expires_at: transaction.expiresAt,
+      batch: { number: next.batch, of: next.batchCount, documents: documents.length },
+    };
     return { esp, form, xml: request.xml };
   });
   // Bytes go once the rows that name them are committed: a rolled-back step leaves its transaction whole.
-  if (discarded) await discardPrepared(services, discarded);
+  for (const transaction of discarded) await discardPrepared(services, transaction);
   // 3.2: the request goes from this server to the ESP, and the browser to the ESP's page once it is acknowledged.
   if (started.esp.version === '3.2')
     return handOverThroughServer(services, em, started.esp, { ...started.form, xml: started.xml }, origin);
@@ -149,10 +151,14 @@ async function revocationBeforeEspCompletion(
   response: ParsedEsignResponse,
 ): Promise<KnownRevocation | undefined> {
   const returned = response.status === '1' ? response.signatures.filter((candidate) => candidate.cms.length > 0) : [];
-  if (returned.length === 0 || known.status !== 'pending') return undefined;
-  const signer = await em.fork().findOneOrFail(Signer, { id: known.signer.id }, { populate: ['session'] });
+  if (returned.length === 0 || known.status !== 'pending' || known.batch < known.batchCount) return undefined;
+  const reader = em.fork();
+  const signer = await reader.findOneOrFail(Signer, { id: known.signer.id }, { populate: ['session'] });
   if (!(await completesOnNextSignature(services, em, signer.session))) return undefined;
-  return revocationBeforeCompletion(services, em, signer.session, { cms: returned.map((signature) => signature.cms) });
+  const held = heldSignatures(await heldBatchesOf(reader, signer));
+  return revocationBeforeCompletion(services, em, signer.session, {
+    cms: [...held, ...returned.map((signature) => signature.cms)],
+  });
 }
 
 /**
@@ -191,6 +197,8 @@ export async function acceptEspResponse(
     return refuseEspResponse(services, em, null, `no transaction ${response.txn} with ${esp.name}`, origin);
 
   const knownRevocation = await revocationBeforeEspCompletion(services, em, known, response);
+  /** Other transactions whose bytes go once this step is committed: held batches recorded or voided. */
+  const spent: EspTransaction[] = [];
   const outcome = await em.transactional(async (tx): Promise<EspAnswer> => {
     // The session first, then the transaction: the order every step that touches both takes.
     const { session, signer } = await lockSessionOfSigner(tx, { sessionId: known.session.id, signerId: known.signer.id });
@@ -203,21 +211,20 @@ export async function acceptEspResponse(
     const notOpen = await notAnswerable(tx, transaction, response, now);
     if (notOpen) return notOpen;
     const at = { session, signer, transaction, origin };
-    const checked = await failedAnswer(services, tx, at, response);
+    const checked = await failedAnswer(services, tx, at, response, spent);
     if ('accepted' in checked) return checked;
-    const signed = new Map<number, Uint8Array>();
-    for (const { document, cms, prepared } of checked.signed) {
-      signed.set(
-        document.position,
-        fillSignature(
-          { updated: prepared, contentsAt: document.contents_at, contentsEnd: document.contents_end },
-          await timestampSignature(services.config.tsa, cms),
-        ),
-      );
+    const { signed, cmsOf } = await signedPdfs(services, checked.signed);
+    transaction.responseCode = response.resCode.slice(0, 100);
+    if (transaction.batch < transaction.batchCount) {
+      const answer = { signed, cms: cmsOf, certificatePem: response.userCertificatePem, timeoutSeconds: esp.timeoutSeconds };
+      await holdBatch(services, tx, at, answer);
+      return { accepted: true, txn: transaction.txn, status: 'held' };
     }
+    for (const [position, bytes] of checked.heldSigned) signed.set(position, bytes);
+    for (const batch of checked.held) batch.status = 'completed';
+    spent.push(...checked.held);
     recordAadhaarIdentity(signer, response.userCertificatePem);
     transaction.status = 'completed';
-    transaction.responseCode = response.resCode.slice(0, 100);
     transaction.answeredAt = now;
     await recordSignedRevision(services, tx, {
       session,
@@ -231,88 +238,26 @@ export async function acceptEspResponse(
   });
   // The prepared bytes are spent or useless now, whatever the outcome, unless the transaction is still pending.
   if (!('keepsBytes' in outcome)) await discardPrepared(services, known);
+  for (const transaction of spent) await discardPrepared(services, transaction);
   if ('retry' in outcome) return refuseEspResponse(services, em, response.txn, outcome.retry, origin);
   return outcome;
 }
 
-/** `keepsBytes`: the one refusal after which the transaction is still pending (a stale ts; a current answer may follow). */
-type EspAnswer = EspResponseOutcome | { retry: string; keepsBytes?: true };
-type AnswerAt = Parameters<typeof failTransaction>[2];
-
-/**
- * A response to a transaction that is not open to one (abandoned, timed out, answered already), or whose `ts` is
- * not current: the refusal. A pending transaction found past its time expires here.
- */
-async function notAnswerable(
-  tx: EntityManager,
-  transaction: EspTransaction,
-  response: ParsedEsignResponse,
-  now: Date,
-): Promise<EspAnswer | null> {
-  const timedOut = `transaction ${transaction.txn} timed out at ${transaction.expiresAt.toISOString()}`;
-  if (transaction.status === 'expired' && transaction.errorCode === 'esp_abandoned')
-    return { retry: `transaction ${transaction.txn} was abandoned: the signer started again` };
-  if (transaction.status === 'expired') return { retry: timedOut };
-  if (transaction.status !== 'pending')
-    return { retry: `transaction ${transaction.txn} was answered already (${transaction.status})` };
-  if (transaction.expiresAt <= now) {
-    await expire(tx, transaction);
-    return { retry: timedOut };
-  }
-  if (Math.abs(response.ts.getTime() - now.getTime()) > RESPONSE_CLOCK_SKEW_MS) {
-    return { retry: `the response's ts (${response.ts.toISOString()}) is not current`, keepsBytes: true };
-  }
-  return null;
-}
-
-/**
- * An answer that fails the transaction (checked in this order): the signer was replaced, the ESP's error, any
- * document without a signature that signs its InputHash (one wrong signature fails them all: a signer's documents
- * are signed together or not at all), a document that moved on, prepared bytes that are gone. Otherwise each
- * returned signature with its document and the prepared PDF it goes into.
- */
-async function failedAnswer(services: AppServices, tx: EntityManager, at: AnswerAt, response: ParsedEsignResponse) {
-  const { session, signer, transaction } = at;
-  const failed = async (code: string, message: string, options?: { costsAttempt: boolean }) => {
-    await failTransaction(services, tx, at, code, message, options);
-    return { accepted: true, txn: transaction.txn, status: 'failed' } as const;
-  };
-  if (transaction.signerTokenHash && transaction.signerTokenHash !== signer.tokenHash) {
-    // Whatever the ESP says (a signature or an error) is about the person who left; the one who came is not charged.
-    return failed(
-      'signer_replaced',
-      'the signer was replaced (reassigned or delegated) while the ESP was signing: nothing is recorded',
-      { costsAttempt: false },
+/** Each returned signature time-stamped and filled into its prepared PDF: the signed PDFs and the signatures, by position. */
+async function signedPdfs(services: AppServices, returned: { document: EspDocumentHash; cms: Uint8Array; prepared: Buffer }[]) {
+  const signed = new Map<number, Uint8Array>();
+  const cmsOf = new Map<number, Uint8Array>();
+  for (const { document, cms, prepared } of returned) {
+    cmsOf.set(document.position, cms);
+    signed.set(
+      document.position,
+      fillSignature(
+        { updated: prepared, contentsAt: document.contents_at, contentsEnd: document.contents_end },
+        await timestampSignature(services.config.tsa, cms),
+      ),
     );
   }
-  if (response.status !== '1') return failed(response.errCode || 'esp_error', response.errMsg);
-  const returned = transaction.documents.map((document) => ({
-    document,
-    signature: response.signatures.find((candidate) => candidate.id === document.id && candidate.error === ''),
-  }));
-  const problems = returned.flatMap(({ document, signature }) => {
-    if (!signature) return [`no signature of InputHash ${document.id}`];
-    return checkReturnedSignature(signature.cms, document.input_hash, response.userCertificatePem).map(
-      (problem) => `InputHash ${document.id}: ${problem}`,
-    );
-  });
-  if (problems.length > 0) return failed('esp_signature_invalid', problems.join('; '));
-  const current = new Map((await documentsOf(tx, session)).map((document) => [document.id, document.currentPdfFile.id]));
-  const moved = transaction.documents.some((document) => current.get(document.document_id) !== document.base_file_id);
-  if (!isSignersTurn(session, signer) || moved) {
-    // The session ended, or another signature landed first (parallel signing): this one is over another revision.
-    return failed('document_changed', 'the document changed while the ESP was signing; sign again', { costsAttempt: false });
-  }
-  const signed: { document: EspDocumentHash; cms: Uint8Array; prepared: Buffer }[] = [];
-  for (const { document, signature } of returned) {
-    const prepared = await services.blobs.getBytes(document.prepared_key).catch(() => null);
-    if (!prepared || prepared.length < document.contents_end) {
-      // Not expected (the bytes go only with a transaction that is over), but never half a signature nor a 500.
-      return failed('prepared_missing', 'the prepared document is gone; sign again', { costsAttempt: false });
-    }
-    signed.push({ document, cms: signature!.cms, prepared });
-  }
-  return { signed };
+  return { signed, cmsOf };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface EspStart {
   esp_url: string;
   fields: Record<string, string>;
   expires_at: Date;
+  /** Which of the signer's batches this transaction signs (`number` of `of`), and how many documents it carries. */
+  batch: { number: number; of: number; documents: number };
 }
 
 /**
@@ -62,7 +64,7 @@ export async function handOverThroughServer(
     return 'failed' as const;
   });
   if (outcome === 'accepted' && ack.accepted) {
-    return { txn: started.txn, esp_url: ack.url, fields: ack.fields, expires_at: started.expires_at };
+    return { txn: started.txn, esp_url: ack.url, fields: ack.fields, expires_at: started.expires_at, batch: started.batch };
   }
   if (outcome === 'gone') {
     throw new AppError('conflict', { message: `eSign transaction ${started.txn} is no longer open: start again` });

@@ -3,6 +3,7 @@ import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
 import { publishSignerChange, recordSessionWebhook, type EsignSession, type Signer } from '../../esign/signer-side';
 import { espConfig, isSignerCancellation } from '../../signing';
+import { HELD_TOO_LONG } from './esp-batches';
 import { EspTransaction } from './esp-transaction.entity';
 
 /**
@@ -24,9 +25,10 @@ export async function expire(
   await tx.flush();
 }
 
-/** A transaction's prepared signatures, no longer wanted; a store that fails to delete leaves litter, never an error. */
+/** A transaction's prepared signatures (and a held batch's signed PDFs), no longer wanted; a store that fails to delete leaves litter, never an error. */
 export async function discardPrepared(services: AppServices, transaction: Pick<EspTransaction, 'documents'>): Promise<void> {
-  for (const { prepared_key: key } of transaction.documents) {
+  const keys = transaction.documents.flatMap((document) => [document.prepared_key, document.signed_key ?? []].flat());
+  for (const key of keys) {
     await services.blobs
       .delete(key)
       .catch((error: unknown) => services.log.warn({ key, error }, 'prepared ESP bytes not deleted'));
@@ -79,17 +81,19 @@ export async function failTransaction(
 }
 
 /**
- * The sweep behind timeouts: transactions no ESP answered in time become `expired` and their prepared bytes are
- * deleted, whether or not the signer comes back. Rows another step holds are skipped (the next sweep takes them).
+ * The sweep behind timeouts: transactions no ESP answered in time, and held batches whose next batch did not come
+ * in time, become `expired` and their bytes are deleted, whether or not the signer comes back. Rows another step holds are skipped (the next sweep takes them).
  * Answers how many expired.
  */
 export async function expireDueEspTransactions(services: AppServices, em: EntityManager, limit: number): Promise<number> {
   const rows = await em.getConnection().execute<{ documents: EspTransaction['documents'] }[]>(
-    `update esp_transactions set status = 'expired', error_code = 'esp_timeout', error_message = ?
-      where txn in (select txn from esp_transactions where status = 'pending' and expires_at <= now()
+    `update esp_transactions set status = 'expired',
+        error_code = case when status = 'held' then 'esp_batch_voided' else 'esp_timeout' end,
+        error_message = case when status = 'held' then ? else ? end
+      where txn in (select txn from esp_transactions where status in ('pending', 'held') and expires_at <= now()
                      order by expires_at limit ? for update skip locked)
       returning documents`,
-    [TIMED_OUT, limit],
+    [HELD_TOO_LONG, TIMED_OUT, limit],
   );
   for (const row of rows) await discardPrepared(services, row);
   return rows.length;
@@ -97,7 +101,8 @@ export async function expireDueEspTransactions(services: AppServices, em: Entity
 
 /** What became of a response: the signer's page reads the transaction itself. */
 export type EspResponseOutcome =
-  { accepted: true; txn: string; status: 'completed' | 'failed' } | { accepted: false; txn: string | null; reason: string };
+  | { accepted: true; txn: string; status: 'completed' | 'held' | 'failed' }
+  | { accepted: false; txn: string | null; reason: string };
 
 /**
  * A response that could not be read out of its request (esp-response-body.ts: no recognised field or body), refused

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EspConfig } from '../../../config';
-import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { documentsOf, type EsignSession, type Signer } from '../../esign/signer-side';
 import { buildEspRequest, MAX_INPUT_HASHES } from '../../signing';
@@ -13,8 +12,8 @@ import type { EspDocumentHash } from './esp-transaction.entity';
 export const ESP_RESPONSE_PATH = '/esp/response';
 
 /**
- * For each document the signer signs (one InputHash each, at most MAX_INPUT_HASHES: planning refuses more), the
- * signature's incremental update over its current PDF, stored until the ESP answers, and the SHA-256 of its byte
+ * For each document of the signer's batch (the positions `only` names; one InputHash each, at most MAX_INPUT_HASHES),
+ * the signature's incremental update over its current PDF, stored until the ESP answers, and the SHA-256 of its byte
  * range (the InputHash).
  */
 export async function prepareSignatures(
@@ -22,12 +21,11 @@ export async function prepareSignatures(
   tx: EntityManager,
   session: EsignSession,
   signer: Signer,
-  txn: string,
-  now: Date,
+  at: { txn: string; now: Date; only: number[] },
 ): Promise<EspDocumentHash[]> {
-  const updates = await signatureUpdates(services, tx, session, signer, now);
-  if (updates.length > MAX_INPUT_HASHES)
-    throw new AppError('conflict', { message: `an ESP signs at most ${MAX_INPUT_HASHES} documents in one transaction` });
+  const { txn, now, only } = at;
+  if (only.length > MAX_INPUT_HASHES) throw new RangeError(`an ESP signs at most ${MAX_INPUT_HASHES} documents at once`);
+  const updates = await signatureUpdates(services, tx, session, signer, now, only);
   const hashes: EspDocumentHash[] = [];
   for (const [index, { document, update }] of updates.entries()) {
     const { updated, contentsAt, contentsEnd } = update;

@@ -125,9 +125,9 @@ export async function postBytes(path, blob) {
   return envelopeOf(await call('POST', path, { body: blob, contentType: blob.type }));
 }
 
-/** The current document's bytes. */
-export async function getDocument() {
-  const response = await call('GET', '/document');
+/** The current PDF of the envelope's document at `position` (the first by default). */
+export async function getDocument(position = 0) {
+  const response = await call('GET', position ? `/document?document=${encodeURIComponent(position)}` : '/document');
   if (!response.ok) await envelopeOf(response);
   return new Uint8Array(await response.arrayBuffer());
 }

@@ -200,12 +200,15 @@ function pageItem(page, index, count, fields, { form = [], onBoxChosen } = {}) {
 /**
  * Fills `list` (an <ol>) with one item per page and draws them as they scroll into view.
  * Resolves with the page count once the document is parsed; `onRendered(count)` reports drawing progress;
- * `onBoxChosen(field_id)` runs when the signer picks the box of a field of `form`.
+ * `onBoxChosen(field_id)` runs when the signer picks the box of a field of `form`; `superseded()` says another
+ * document took the list's place (the signer moved on before this one was parsed).
  */
-export async function showDocument(list, bytes, fields, { onRendered, form, onBoxChosen } = {}) {
+export async function showDocument(list, bytes, fields, { onRendered, form, onBoxChosen, superseded } = {}) {
   const pdfjs = await loadPdfjs();
   const pdf = await openPdf(pdfjs, bytes);
   const count = pdf.numPages;
+  // Another document of the envelope was chosen meanwhile: its pages, not these, fill the list.
+  if (superseded?.()) return count;
   list.replaceChildren();
   list.dataset.pageCount = String(count);
 
@@ -232,7 +235,12 @@ export async function showDocument(list, bytes, fields, { onRendered, form, onBo
   relayoutTextOnResize(list);
 
   for (let index = 0; index < count; index++) {
-    const item = pageItem(await pdf.getPage(index + 1), index, count, fields, { form, onBoxChosen });
+    const page = await pdf.getPage(index + 1);
+    if (superseded?.()) {
+      observer.disconnect();
+      return count;
+    }
+    const item = pageItem(page, index, count, fields, { form, onBoxChosen });
     list.append(item);
     observer.observe(item);
   }

@@ -7,19 +7,21 @@ import { requesterOf } from './branding.js';
 
 const quoted = (filename) => `“${filename}”`;
 
-function downloadButton(session) {
+/** A download of one document (`position`) of the session: the signed PDF once complete, else as it stands. */
+function downloadButton(session, { position = 0, name = session.filename, several = false } = {}) {
   const error = h('p', { class: 'action-error', hidden: true });
+  const what = several ? `“${name}”` : 'the document';
   const button = h(
     'button',
-    { type: 'button', class: 'button button--primary' },
-    session.status === 'completed' ? 'Download the signed document' : 'Download the document',
+    { type: 'button', class: 'button button--primary', dataset: { document: String(position) } },
+    session.status === 'completed' ? `Download ${several ? what : 'the signed document'}` : `Download ${what}`,
   );
   button.addEventListener('click', async () => {
     error.hidden = true;
     try {
-      const bytes = await getDocument();
+      const bytes = await getDocument(position);
       const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
-      const link = h('a', { href: url, download: pdfName(session.filename), hidden: true });
+      const link = h('a', { href: url, download: pdfName(name), hidden: true });
       document.body.append(link);
       link.click();
       link.remove();
@@ -34,22 +36,36 @@ function downloadButton(session) {
   return h('div', { class: 'download' }, button, error);
 }
 
+/** One download per document of the session (one button for a single document, as before envelopes). */
+function downloadButtons(session) {
+  const documents = Array.isArray(session.documents) ? session.documents : [];
+  if (documents.length < 2) return [downloadButton(session)];
+  return documents.map((document) =>
+    downloadButton(session, { position: document.position, name: document.name, several: true }),
+  );
+}
+
 const pdfName = (filename) => (/\.pdf$/i.test(filename || '') ? filename : `${filename || 'document'}.pdf`);
 
 export function finishedMessage(view) {
   const { session, signer, whose_turn: turn } = view;
   const mine = signer.status === 'completed';
   const paragraphs = [];
-  if (session.status === 'completed') paragraphs.push('Everyone has signed. The document is complete.');
+  const several = Array.isArray(session.documents) && session.documents.length > 1;
+  if (session.status === 'completed')
+    paragraphs.push(
+      several ? 'Everyone has signed. The documents are complete.' : 'Everyone has signed. The document is complete.',
+    );
   else if (turn) paragraphs.push(`It is now ${turn.full_name}’s turn to sign.`);
-  if (session.allow_download) paragraphs.push('You can download a copy of the document.');
+  if (session.allow_download)
+    paragraphs.push(several ? 'You can download a copy of each document.' : 'You can download a copy of the document.');
   else paragraphs.push('You can close this page.');
   return {
     screenName: 'done',
     tone: 'success',
     title: mine ? `You have signed ${quoted(session.filename)}` : `${quoted(session.filename)} is signed`,
     paragraphs,
-    actions: session.allow_download ? [downloadButton(session)] : [],
+    actions: session.allow_download ? downloadButtons(session) : [],
   };
 }
 

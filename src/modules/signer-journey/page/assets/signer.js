@@ -2,10 +2,11 @@
 // checks in order, signs, then redirects or says it is done. Every state of the session and the signer
 // gets a screen of its own; the document and the steps share one layout.
 
-import { ApiError, describeError, getDocument, getJson, tokenFromPath } from './api.js';
+import { ApiError, describeError, getJson, tokenFromPath } from './api.js';
 import { announce, focusHeading, h } from './dom.js';
 import { applyBranding, brandOf, PLATFORM_NAME } from './branding.js';
-import { loadPdfjs, showDocument } from './document-view.js';
+import { loadPdfjs } from './document-view.js';
+import { documentsOf, envelopeViewer } from './envelope.js';
 import {
   aadhaarSignStep,
   consentSignStep,
@@ -19,7 +20,7 @@ import {
   stepTitle,
 } from './steps.js';
 import { closedMessage, finishedMessage } from './ended.js';
-import { pagesText, summaryOf, zoomControls } from './summary.js';
+import { summaryOf, zoomControls } from './summary.js';
 
 const screen = document.getElementById('screen');
 
@@ -84,26 +85,29 @@ function showLoadProblem(error) {
   });
 }
 
-/** Summary, document and the (empty) steps panel; the document loads in the background. */
+/**
+ * Summary, document and the (empty) steps panel; the document loads in the background. An envelope of several
+ * documents shows them one after another (envelope.js), the first first.
+ */
 function buildLayout(view) {
   leaveCurrentStep();
   const summary = summaryOf(view);
-  const fields = Array.isArray(view.signer.fields) ? view.signer.fields : [];
   const pages = h('ol', { class: 'pages', 'aria-label': 'Pages of the document' });
   const docStatus = h('p', { class: 'doc-status' }, 'Loading the document…');
+  const hint = h('p', { class: 'hint' });
   const documentSection = h(
     'section',
     { class: 'document', 'aria-labelledby': 'document-title' },
     h(
       'div',
       { class: 'document__head' },
-      h('h2', { id: 'document-title' }, 'Document'),
-      h('p', { class: 'hint' }, pagesText(fields)),
+      h('h2', { id: 'document-title' }, documentsOf(view).length > 1 ? 'Documents' : 'Document'),
+      hint,
       h('a', { class: 'jump-link', href: '#steps' }, 'Go to the signing steps'),
     ),
-    docStatus,
-    pages,
   );
+  const viewer = envelopeViewer(view, { pages, docStatus, hint, documentSection, onBoxChosen: focusField });
+  documentSection.append(...(viewer.navigation ? [viewer.navigation] : []), docStatus, pages);
   const panel = h('section', { id: 'steps', class: 'steps', 'aria-label': 'Signing steps', tabindex: '-1' });
   // On a phone the panel comes after every page: this bar stays at the bottom of the screen while the document
   // scrolls by (CSS sticky: it stops above the panel once the panel is in view) and takes the signer to the step.
@@ -117,28 +121,7 @@ function buildLayout(view) {
   documentSection.querySelector('.document__head').append(zoomControls(pages));
   screen.replaceChildren(summary.element, h('div', { class: 'layout' }, documentSection, actionBar, panel));
   layout = { panel, title: summary.title, actionButton };
-
-  getDocument()
-    .then((bytes) =>
-      showDocument(pages, bytes, fields, {
-        form: Array.isArray(view.signer.form) ? view.signer.form : [],
-        onBoxChosen: (fieldId) => focusField(fieldId),
-        onRendered: (rendered, count) => {
-          if (rendered === count) docStatus.hidden = true;
-        },
-      }),
-    )
-    .then((count) => {
-      docStatus.textContent = `${count} ${count === 1 ? 'page' : 'pages'}.`;
-      documentSection.dataset.pages = String(count);
-    })
-    .catch((failure) => {
-      docStatus.textContent =
-        failure instanceof ApiError
-          ? `The document could not be shown: ${describeError(failure)}`
-          : 'The document could not be shown.';
-      docStatus.classList.add('action-error');
-    });
+  viewer.show(0);
   return layout;
 }
 
@@ -239,7 +222,7 @@ function showSteps(view, { focus, message, failure }) {
 
 /** On the signing step, the way back to the fields; not while the ESP holds the values (the service refuses changes). */
 function changeFieldsButton(view, current) {
-  const atEsp = ['pending', 'completed'].includes(view.signer.esp_transaction?.status);
+  const atEsp = ['pending', 'held', 'completed'].includes(view.signer.esp_transaction?.status);
   if (current !== 'sign' || !hasFields(view) || atEsp) return null;
   const back = () => {
     fieldsConfirmed = false;
@@ -334,7 +317,7 @@ async function load({ message, view: known } = {}) {
     if (!layout) buildLayout(view);
     // An Aadhaar signer back from the ESP, or with a transaction open there, confirmed their values before leaving
     // (the ESP signs them; the service refuses changes until it answers): the signing step shows where that stands.
-    if (backFromEsp || ['pending', 'completed'].includes(signer.esp_transaction?.status)) fieldsConfirmed = true;
+    if (backFromEsp || ['pending', 'held', 'completed'].includes(signer.esp_transaction?.status)) fieldsConfirmed = true;
     const titleFirst = first && !backFromEsp;
     const focus = titleFirst ? 'title' : 'step';
     if (signer.eligible) showSteps(view, { focus, message });

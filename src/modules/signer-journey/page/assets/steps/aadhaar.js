@@ -28,7 +28,8 @@ const espStateOf = (view) =>
  * the signed request to the ESP in this tab, the signer authenticates on the ESP's own pages (Aadhaar number, then
  * OTP or fingerprint), and the ESP sends them back to /sign/return, which brings them here. The step follows the
  * signer's latest ESP transaction (`signer.esp_transaction`): none, failed or expired -> consent and go (again);
- * pending (or completed while the signature is being recorded) -> wait, reading the session every 2 s.
+ * held (a batch of a signer with more than five documents signed) -> consent and go for the next batch; pending (or
+ * completed while the signature is being recorded) -> wait, reading the session every 2 s.
  */
 export function aadhaarSignStep(ctx, view) {
   const transaction = view.signer.esp_transaction ?? null;
@@ -43,6 +44,7 @@ export function aadhaarSignStep(ctx, view) {
 function espOutcomeOf(ctx, view, transaction) {
   const status = transaction?.status ?? null;
   const again = status === 'failed' || status === 'expired';
+  if (status === 'held') return heldOutcomeOf(ctx, view, transaction);
   // The signer's own Cancel at the ESP: not a failure, and it cost no attempt.
   const cancelled = status === 'failed' && transaction.cancelled_by_signer === true;
   const heading = ctx.heading(
@@ -72,6 +74,28 @@ function espOutcomeOf(ctx, view, transaction) {
   return { status, again, cancelled, heading, outcome };
 }
 
+/** A batch signed and held: the next one is to be authenticated; nothing is added to the documents until the last. */
+function heldOutcomeOf(ctx, view, transaction) {
+  const batch = transaction.batch ?? { number: 1, of: view.signer.esp_batches ?? 2 };
+  const heading = ctx.heading(`Batch ${batch.number + 1} of ${batch.of}: sign the next documents`);
+  const text = `The eSign Service Provider signed batch ${batch.number} of ${batch.of}. Authenticate once more for the next batch; your signature is added to all your documents together when the last batch is signed.`;
+  const outcome = h('p', { class: 'notice esp-outcome', dataset: { espStatus: 'held' } }, text);
+  announce(text);
+  return { status: 'held', again: false, cancelled: false, heading, outcome };
+}
+
+/** For a signer with more documents than one ESP transaction signs: how many authentications it takes. */
+function batchesNote(view) {
+  const batches = view.signer.esp_batches;
+  if (!Number.isInteger(batches) || batches < 2) return null;
+  const count = (view.session.documents ?? []).filter((document) => document.signed_by_you).length;
+  return h(
+    'p',
+    { class: 'hint esp-batches', dataset: { espBatches: String(batches) } },
+    `You sign ${count} documents. The eSign Service Provider signs at most five at a time, so you authenticate ${batches} times, once per batch. Nothing is signed until every batch is done.`,
+  );
+}
+
 /**
  * Consent and go. `restart`: the signer left an open transaction at the ESP and starts over; /esp/start then
  * abandons that one (at no cost) instead of refusing.
@@ -92,12 +116,26 @@ function espStartStep(ctx, view, transaction, { restart = false } = {}) {
   const submit = h(
     'button',
     { type: 'submit', class: 'button button--primary' },
-    cancelled ? 'Start again' : again ? 'Try again' : 'Continue to Aadhaar eSign',
+    cancelled
+      ? 'Start again'
+      : again
+        ? 'Try again'
+        : status === 'held'
+          ? 'Continue to the next batch'
+          : 'Continue to Aadhaar eSign',
   );
   const form = consentForm(consent, submit, (error) =>
     busy(submit, 'Opening Aadhaar eSign…', () => startAtEsp(ctx, { consent, submit, error, restart })),
   );
-  return h('div', { class: 'step', dataset: { step: 'sign', esp: status ?? 'none' } }, heading, outcome, intro, form);
+  return h(
+    'div',
+    { class: 'step', dataset: { step: 'sign', esp: status ?? 'none' } },
+    heading,
+    outcome,
+    intro,
+    batchesNote(view),
+    form,
+  );
 }
 
 /** Asks /esp/start for the signed request and hands the signer over to the ESP with it. */
