@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
 import { rest, signerApi } from '../helpers/clients';
 import { corpusFile, MINIMAL_PDF } from '../helpers/fixtures';
@@ -179,6 +181,59 @@ describe('envelopes: several documents in one session', () => {
       ['Sanction letter', 'Loan agreement', 'schedule.pdf'],
       ['Loan agreement'],
     ]);
+  });
+
+  it('a subscription to the session carries its documents, from the current state to every document signed', async () => {
+    const created = await initializeEsign(app, owner.token, {
+      sign_type: 'suresign',
+      documents: [
+        { file_id: files[0], name: 'Offer letter' },
+        { file_id: files[2], name: 'NDA' },
+      ],
+      signers: [signerInput({ elements: [signatureAt(0), { ...signatureAt(0), document: 1 }] })],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const session = created.body.data!;
+    const client = createClient({
+      url: `${app.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${owner.token}` },
+      retryAttempts: 0,
+    });
+    type Update = { status: string; documents: { name: string; status: string; signatures: { status: string }[] }[] };
+    const updates: Update[] = [];
+    const errors: unknown[] = [];
+    const stop = client.subscribe<{ esignSessionUpdated: Update }>(
+      {
+        query: `subscription ($id: String!) {
+          esignSessionUpdated(client_id: $id) { status documents { name status signatures { status } } }
+        }`,
+        variables: { id: session.client_id },
+      },
+      {
+        next: (result) => (result.data ? updates.push(result.data.esignSessionUpdated) : errors.push(result.errors)),
+        error: (error) => errors.push(error),
+        complete: () => undefined,
+      },
+    );
+    try {
+      await until(() => updates.length > 0 || errors.length > 0, 'the current state');
+      expect(errors).toEqual([]);
+      expect(updates[0]!.documents.map((document) => [document.name, document.status])).toEqual([
+        ['Offer letter', 'pending'],
+        ['NDA', 'pending'],
+      ]);
+      expect((await signerApi(app, 'POST', '/sign', session.signers[0]!.token, { consent: true })).status).toBe(200);
+      await until(() => updates.some((update) => update.status === 'completed'), 'the completed session');
+      const last = updates.at(-1)!;
+      expect(last.documents.map((document) => [document.name, document.status, document.signatures.length])).toEqual([
+        ['Offer letter', 'completed', 1],
+        ['NDA', 'completed', 1],
+      ]);
+    } finally {
+      stop();
+      await client.dispose();
+    }
   });
 
   it('refuses what an envelope cannot be, naming the field', async () => {
