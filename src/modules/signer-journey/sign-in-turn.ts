@@ -23,6 +23,7 @@ import {
   type KnownRevocation,
   type PreparedSignature,
   type SignatureAppearance,
+  signedRange,
 } from '../signing';
 import { assertChecksPassed } from './checks/checks';
 import { documentsToSign, fieldNameOf, fillsOf } from './prepare-document';
@@ -66,8 +67,7 @@ export async function signAsSigner(
     const signed = new Map<number, Uint8Array>();
     // The key signs here each update the worker pool built.
     for (const { document, update } of await signatureUpdates(services, tx, session, signer, time)) {
-      const { updated, contentsAt, contentsEnd } = update;
-      const signature = await material.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]);
+      const signature = await material.sign(signedRange(update));
       signed.set(document.position, fillSignature(update, await timestampSignature(services.config.tsa, signature)));
     }
     return recordSignedRevision(services, tx, { session, signer, signed, time, origin, knownRevocation });

@@ -47,7 +47,13 @@ export { nameMatchScore } from './name-match';
 export { certificationRefusal, type DocMdpPermissions } from './pdf/certification';
 export type { FormFieldLayout, FormFill, FormImage, FormWidgetKind } from './pdf/form-fields';
 export type { ImagePlacement } from './pdf/prepare-for-signing';
-export { fillSignature, type PreparedSignature, type SignatureAppearance } from './pdf/sign-incrementally';
+export {
+  fillSignature,
+  signedRange,
+  signedRangeDigest,
+  type PreparedSignature,
+  type SignatureAppearance,
+} from './pdf/sign-incrementally';
 export { platformSigningIdentity, signingIdentityFromPfx } from './platform-identity';
 export { timestampSignature } from './tsa/timestamp-signature';
 export { normalizeAadhaarNumber } from './verhoeff';

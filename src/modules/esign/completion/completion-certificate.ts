@@ -7,6 +7,7 @@ import {
   fillSignature,
   platformSigningIdentity,
   signDetachedCms,
+  signedRange,
   timestampSignature,
   trustAnchorsPem,
   type DocumentVerification,
@@ -102,8 +103,7 @@ export async function completeEnvelope(
 }
 
 async function signPrepared(services: AppServices, identity: SigningIdentity, prepared: PreparedSignature): Promise<Uint8Array> {
-  const { updated, contentsAt, contentsEnd } = prepared;
-  const cms = await signDetachedCms([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)], identity);
+  const cms = await signDetachedCms(signedRange(prepared), identity);
   return fillSignature(prepared, await timestampSignature(services.config.tsa, cms));
 }
 

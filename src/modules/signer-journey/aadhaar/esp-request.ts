@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EspConfig } from '../../../config';
 import type { AppServices } from '../../../platform/services';
 import { documentsOf, type EsignSession, type Signer } from '../../esign/signer-side';
-import { buildEspRequest, MAX_INPUT_HASHES } from '../../signing';
+import { buildEspRequest, MAX_INPUT_HASHES, signedRangeDigest } from '../../signing';
 import { SIGNER_RETURN_PATH } from '../page/signer-page';
 import { signatureUpdates } from '../sign-in-turn';
 import type { EspDocumentHash } from './esp-transaction.entity';
@@ -36,10 +35,7 @@ export async function prepareSignatures(
       id,
       document_id: document.id,
       position: document.position,
-      input_hash: createHash('sha256')
-        .update(updated.subarray(0, contentsAt))
-        .update(updated.subarray(contentsEnd))
-        .digest('hex'),
+      input_hash: signedRangeDigest(update).toString('hex'),
       prepared_key: preparedKey,
       contents_at: contentsAt,
       contents_end: contentsEnd,

@@ -17,7 +17,7 @@ import { parseSignedData } from '../cms-parse';
 import { issuedBy } from '../cms-verify';
 import { DerError } from '../der';
 import type { ValidationData } from '../pdf/dss';
-import { fillSignature, type PreparedSignature } from '../pdf/sign-incrementally';
+import { fillSignature, signedRangeDigest, type PreparedSignature } from '../pdf/sign-incrementally';
 import { fetchRevocation, type RevocationEvidence } from '../revocation/revocation-client';
 import { trustAnchorsPem } from '../trust-anchors';
 import { stampDigest } from '../tsa/timestamp-signature';
@@ -106,11 +106,7 @@ export async function addLongTermValidation(
       pdf: updated,
       fieldName: `DocTimeStamp-${randomBytes(6).toString('hex')}`,
     });
-    const digest = createHash('sha256')
-      .update(prepared.updated.subarray(0, prepared.contentsAt))
-      .update(prepared.updated.subarray(prepared.contentsEnd))
-      .digest();
-    updated = fillSignature(prepared, await stampDigest(tsa, digest));
+    updated = fillSignature(prepared, await stampDigest(tsa, signedRangeDigest(prepared)));
   }
   return { pdf: updated, revocation, documentTimestamp: !!tsa };
 }

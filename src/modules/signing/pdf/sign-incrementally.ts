@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   PDFArray,
   PDFDict,
@@ -166,8 +167,18 @@ function placementStamps(doc: PDFDocument, fieldName: string): PDFRef[] {
  */
 export async function signIncrementally(pdf: Uint8Array, details: SignatureDetails): Promise<Uint8Array> {
   const prepared = await buildSignatureUpdate(pdf, details);
-  const { updated, contentsAt, contentsEnd } = prepared;
-  return fillSignature(prepared, await details.sign([updated.subarray(0, contentsAt), updated.subarray(contentsEnd)]));
+  return fillSignature(prepared, await details.sign(signedRange(prepared)));
+}
+
+/** The parts of a prepared update a signature covers: everything but its /Contents placeholder (the byte range). */
+export function signedRange(prepared: PreparedSignature): [Uint8Array, Uint8Array] {
+  return [prepared.updated.subarray(0, prepared.contentsAt), prepared.updated.subarray(prepared.contentsEnd)];
+}
+
+/** The SHA-256 of a prepared update's byte range: what an ESP signs (InputHash) or a TSA stamps. */
+export function signedRangeDigest(prepared: PreparedSignature): Buffer {
+  const [before, after] = signedRange(prepared);
+  return createHash('sha256').update(before).update(after).digest();
 }
 
 /** Writes the CMS into the /Contents the update left empty. */
