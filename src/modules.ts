@@ -4,6 +4,7 @@
  * fills the slots modules declare with what other modules provide (the sandbox's stand-ins for signing and stamps).
  */
 import { auditModule } from './modules/audit';
+import { bulkModule } from './modules/bulk';
 import { esignModule } from './modules/esign';
 import { filesModule } from './modules/files';
 import { notificationsModule } from './modules/notifications';
@@ -28,6 +29,7 @@ export const modules = [
   filesModule,
   esignModule,
   templatesModule,
+  bulkModule,
   stampsModule,
   walletModule,
   pfxModule,

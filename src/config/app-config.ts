@@ -25,6 +25,8 @@ export interface AppConfig {
   downloadUrlTtlSeconds: number;
   runWorkers: boolean;
   queuePollIntervalSeconds: number;
+  /** A running bulk whose job made no rows for this long is taken up again by the sweep (its worker died). */
+  bulkStaleSeconds: number;
   trustProxy: string | undefined;
   /** `location_source: ip`: a provider URL template with `{ip}`; none by default (the address is still recorded). */
   ipGeolocationUrl?: string;

@@ -39,6 +39,7 @@ export const envSchema = z.object({
   DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   RUN_WORKERS: bool.default(true),
   QUEUE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(1),
+  BULK_STALE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   TRUST_PROXY: optionalString,
   IP_GEOLOCATION_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),

@@ -92,6 +92,7 @@ function appConfigOf(
     downloadUrlTtlSeconds: env.DOWNLOAD_URL_TTL_SECONDS,
     runWorkers: env.RUN_WORKERS,
     queuePollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
+    bulkStaleSeconds: env.BULK_STALE_SECONDS,
     trustProxy: env.TRUST_PROXY,
     ipGeolocationUrl: env.IP_GEOLOCATION_URL,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -19,7 +19,8 @@ export type IdPrefix =
   | 'whk'
   | 'evt'
   | 'whd'
-  | 'wha';
+  | 'wha'
+  | 'bulk';
 
 /** Public identifiers: a kind prefix and 128 random bits, so they can be neither guessed nor enumerated. */
 export function newId(prefix: IdPrefix): string {

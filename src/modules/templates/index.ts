@@ -7,6 +7,10 @@ import { Template } from './template.entity';
 import { TemplateResolver } from './template.resolver';
 import { templateRestRoutes } from './templates.rest';
 
+export { initializeFromTemplate, type InitializeFromTemplateRequest } from './initialize-from-template';
+export { getOwnTemplate } from './read-templates';
+export { Template } from './template.entity';
+
 export const templatesModule: ModuleManifest = {
   name: 'templates',
   entities: [Template],

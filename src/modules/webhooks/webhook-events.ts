@@ -14,6 +14,10 @@ export const WEBHOOK_EVENT_TYPES = {
   'esign.session.cancelled': 'the owner cancelled the session; data: the session',
   'esign.session.declined':
     'a signer declined to sign (with a reason), which ends the session; data: the session, and `signer_id`',
+  'esign.bulk.created': 'a bulk send was accepted; data: the bulk as GET esign/bulk-status shows it',
+  'esign.bulk.progress': 'rows of a bulk were made into sessions (at most one every 5 s per bulk); data: the bulk',
+  'esign.bulk.completed': 'every row of a bulk is made into a session or failed; data: the bulk',
+  'esign.bulk.cancelled': 'the owner cancelled a bulk; data: the bulk',
   'stamp.order.created': 'a stamp order was created; data: the order as GET stamps/order-status shows it',
   'stamp.order.progress': 'stamps of the order were procured or rejected (at most one every 5 s per order); data: the order',
   'stamp.order.completed': 'every stamp of the order is procured or rejected; data: the order',

@@ -17,6 +17,8 @@ export interface IncomingFile {
 export interface ReceivedFile extends IncomingFile {
   /** Stops reading the request once the handler is done (an early refusal must not wait for the rest). */
   release(): void;
+  /** The text fields sent before the file part (a form's fields come in the order the client wrote them). */
+  fields: Record<string, string>;
 }
 
 /**
@@ -109,6 +111,10 @@ export function receiveMultipartFile(req: Request, field = 'file'): Promise<Rece
     complete.catch(ignore);
 
     let found = false;
+    const fields: Record<string, string> = {};
+    parser.on('field', (name, value) => {
+      if (!found) fields[name] = value;
+    });
     const guard = guardParser(req, parser, (refusal) => {
       settleComplete.reject(refusal);
       // Before the part began this is the answer; after, the part stream fails (busboy destroys it) and
@@ -124,7 +130,7 @@ export function receiveMultipartFile(req: Request, field = 'file'): Promise<Rece
         return;
       }
       found = true;
-      resolve({ filename: info.filename, stream, complete, release: guard.release });
+      resolve({ filename: info.filename, stream, complete, release: guard.release, fields: { ...fields } });
     });
     parser.on('finish', () => {
       guard.finish();

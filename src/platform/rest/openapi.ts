@@ -91,9 +91,12 @@ export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], pu
     };
     if (route.formats) describeFormats(operation, route.formats);
     if (route.multipart) {
+      // A route that also takes JSON keeps SOFA's JSON body beside the multipart one.
+      const json = route.multipart.orJson ? operation.requestBody?.content : undefined;
       operation.requestBody = {
         required: true,
         content: {
+          ...json,
           'multipart/form-data': {
             schema: {
               type: 'object',

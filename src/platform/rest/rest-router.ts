@@ -22,6 +22,14 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
   const openApi = patchOpenApi(sofa.openAPIDocument, routes, services.config.publicUrl);
   const router = express.Router();
   const rawBody = express.raw({ type: () => true, limit: JSON_BODY_LIMIT });
+  // A route that takes more (a bulk's rows) names its own bound: one reader per bound.
+  const rawBodies = new Map<string, express.RequestHandler>();
+  const rawBodyOf = (route: RestRoute) => {
+    if (!route.jsonBodyLimit) return rawBody;
+    let reader = rawBodies.get(route.jsonBodyLimit);
+    if (!reader) rawBodies.set(route.jsonBodyLimit, (reader = express.raw({ type: () => true, limit: route.jsonBodyLimit })));
+    return reader;
+  };
 
   router.get('/openapi.json', (_req, res) => {
     res.json(openApi);
@@ -49,14 +57,14 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
       takeRequest(services.rateLimiter, policies.token, actor.tokenId, res);
       res.locals.actor = actor;
 
-      if (route.multipart) {
+      if (route.multipart && (!route.multipart.orJson || req.is('multipart/form-data'))) {
         sendSuccess(res, await route.multipart.handle(services, actor, req, res));
         return;
       }
       // GET and DELETE take query parameters; POST and PUT take the JSON body only (SOFA would let a query
       // parameter override a body field, so the query string is dropped for them).
       if (route.method === 'POST' || route.method === 'PUT') {
-        const body = await parseJsonBody(rawBody, req, res);
+        const body = await parseJsonBody(rawBodyOf(route), req, res);
         checkArguments(routeArguments(schema, route), body, false);
         req.url = req.url.split('?')[0];
         req.originalUrl = req.originalUrl.split('?')[0];

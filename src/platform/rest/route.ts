@@ -19,7 +19,11 @@ export interface RestRoute {
     /** Describes the form parts for the OpenAPI document. */
     parts: Record<string, { description: string; binary?: boolean; required?: boolean }>;
     handle(services: AppServices, actor: Actor, req: Request, res: Response): Promise<unknown>;
+    /** Also takes a JSON body (through SOFA, as any route): the multipart handler then serves multipart bodies only. */
+    orJson?: boolean;
   };
+  /** The JSON body's bound when it is not the default 1 MB (express's notation: `16mb`). */
+  jsonBodyLimit?: string;
   /**
    * A GET's answers other than the JSON envelope, by the `format` query parameter (`?format=csv`): each writes the
    * whole response itself, after the route's token and argument checks. Without `format`, or `format=json`, SOFA

@@ -1,3 +1,4 @@
+import { csvLine } from '../../../platform/csv';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../../platform/auth/actor';
 import type { AppServices } from '../../../platform/services';
@@ -45,10 +46,5 @@ export function fieldValuesCsv(fields: readonly FieldValue[]): string {
     [...FIELD_VALUE_COLUMNS],
     ...fields.map((field) => FIELD_VALUE_COLUMNS.map((column) => (field[column] === null ? '' : String(field[column])))),
   ];
-  return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
-}
-
-function csvCell(text: string): string {
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return rows.map(csvLine).join('');
 }

@@ -1,0 +1,15 @@
+/**
+ * The documented limits of bulk send (docs/bulk.md): rows per bulk, bulks of one account running at once, how often
+ * progress is announced; and how the job paces itself.
+ */
+export const BULK_LIMITS = {
+  rows: 10_000,
+  runningPerAccount: 3,
+  keyLength: 200,
+  /** `esign.bulk.progress` goes at most this often per bulk (the subscription hears every chunk). */
+  progressSeconds: 5,
+  /** Rows made into sessions in one database transaction (each row its own savepoint). */
+  chunkRows: 25,
+  /** A job makes rows for about this long, then queues its continuation (jobs stay short; a killed one loses little). */
+  sliceMs: 10_000,
+} as const;

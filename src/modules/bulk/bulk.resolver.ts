@@ -1,0 +1,106 @@
+import { Arg, Args, ArgsType, Ctx, Field, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { ownedOrNotFound } from '../../platform/auth/ownership';
+import { eventContext, type RequestContext } from '../../platform/graphql/context';
+import { PageArgs } from '../../platform/graphql/paging';
+import { startingWith } from '../../platform/graphql/starting-point';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionOptionsArgs } from '../esign';
+import { bulkTopic } from './bulk-events';
+import type { BulkOptions } from './bulk-rows';
+import { Bulk } from './bulk.entity';
+import { BulkPageType, BulkRowInput, BulkRowPageType, BulkType, toBulkRowView, toBulkView } from './bulk.types';
+import { cancelBulk } from './cancel-bulk';
+import { bulkCounts, getOwnBulk, listOwnBulks, pageBulkRows } from './read-bulks';
+import { startBulk } from './start-bulk';
+
+@ArgsType()
+export class BulkSendArgs extends SessionOptionsArgs {
+  @Field(() => String, { nullable: true, description: 'The template every row is sent from.' })
+  template_id?: string | null;
+
+  @Field(() => [BulkRowInput], { nullable: true, description: 'The recipients, one session each: 1 to 10,000 rows.' })
+  rows?: BulkRowInput[] | null;
+}
+
+@ArgsType()
+class BulkRowsArgs extends PageArgs {
+  @Field(() => String, { nullable: true })
+  client_id?: string | null;
+
+  @Field(() => String, { nullable: true, description: '`queued`, `created`, `failed` or `skipped`: only those rows.' })
+  status?: string | null;
+}
+
+/** A bulk with its counts, read now. */
+export async function bulkView(em: EntityManager, bulk: Bulk): Promise<BulkType> {
+  return toBulkView(bulk, (await bulkCounts(em, [bulk.id])).get(bulk.id)!);
+}
+
+@Resolver(() => BulkType)
+export class BulkResolver {
+  @Mutation(() => BulkType, {
+    description: 'Send a template to many recipients, one session per row, made by a job; answers at once (added).',
+  })
+  async bulkSend(@Args() args: BulkSendArgs, @Ctx() ctx: RequestContext): Promise<BulkType> {
+    const { template_id: templateId, rows, ...options } = args;
+    const bulk = await startBulk(
+      ctx.services,
+      ctx.em,
+      ctx.actor,
+      { template_id: templateId, options: options as BulkOptions, source: 'json' },
+      rows ?? [],
+    );
+    return bulkView(ctx.em, bulk);
+  }
+
+  @Query(() => BulkType, { description: 'One of your bulks: its rows and the sessions it made, by state (added).' })
+  async bulk(@Arg('client_id', () => String, { nullable: true }) clientId: string | null, @Ctx() ctx: RequestContext) {
+    return bulkView(ctx.em, await getOwnBulk(ctx.em, ctx.actor, clientId));
+  }
+
+  @Query(() => BulkPageType, { description: 'Your bulks, newest first (added).' })
+  async bulks(@Args() args: PageArgs, @Ctx() ctx: RequestContext): Promise<BulkPageType> {
+    const page = await listOwnBulks(ctx.em, ctx.actor, args);
+    const counts = await bulkCounts(
+      ctx.em,
+      page.items.map((bulk) => bulk.id),
+    );
+    return { items: page.items.map((bulk) => toBulkView(bulk, counts.get(bulk.id)!)), has_next: page.has_next };
+  }
+
+  @Query(() => BulkRowPageType, { description: 'A page of a bulk’s rows, in order, with the session or error of each (added).' })
+  async bulkRows(@Args() args: BulkRowsArgs, @Ctx() ctx: RequestContext): Promise<BulkRowPageType> {
+    const page = await pageBulkRows(ctx.em, ctx.actor, args);
+    return { client_id: page.bulk.id, items: page.items.map(toBulkRowView), has_next: page.has_next };
+  }
+
+  @Mutation(() => BulkType, {
+    description: 'Cancel a bulk: rows not yet made are skipped, the sessions made are cancelled (added).',
+  })
+  async cancelBulk(@Arg('client_id', () => String, { nullable: true }) clientId: string | null, @Ctx() ctx: RequestContext) {
+    return bulkView(ctx.em, await cancelBulk(ctx.services, ctx.em, ctx.actor, clientId));
+  }
+
+  @Subscription(() => BulkType, {
+    description: 'The bulk as it reads now, at once, then as its rows are made, as it then reads (added).',
+    subscribe: async ({ args, context }) => {
+      const ctx = context as RequestContext;
+      const clientId = args.client_id as string;
+      await getOwnBulk(ctx.em, ctx.actor, clientId);
+      return startingWith(
+        { client_id: clientId },
+        ctx.services.events.listen(bulkTopic(clientId), () => ({ client_id: clientId })),
+      );
+    },
+  })
+  async bulkUpdated(
+    @Arg('client_id') clientId: string,
+    @Root() event: { client_id: string },
+    @Ctx() ctx: RequestContext,
+  ): Promise<BulkType> {
+    // A subscription outlives many events: each is read afresh.
+    Object.assign(ctx, eventContext(ctx.services, ctx.actor, event));
+    const bulk = event.client_id === clientId ? await ctx.em.findOne(Bulk, { id: clientId }) : null;
+    return bulkView(ctx.em, ownedOrNotFound(ctx.actor, bulk));
+  }
+}
