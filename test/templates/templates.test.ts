@@ -32,7 +32,7 @@ const NO_FIELD_RULES = {
   filled_at: null,
 };
 
-const TEMPLATE_KEYS = ['client_id', 'created_at', 'file_id', 'folder', 'name', 'signers', 'updated_at', 'version'];
+const TEMPLATE_KEYS = ['client_id', 'created_at', 'documents', 'file_id', 'folder', 'name', 'signers', 'updated_at', 'version'];
 const TEMPLATE_SIGNER_KEYS = [
   'accept_virtual_sign',
   'auth_mode',

@@ -24,8 +24,16 @@ import { SignatureVerificationResolver } from './api/verify.resolver';
 
 export { EsignSession, Signer, type SignType } from './esign-session.entity';
 export { createSession } from './session/initialize-esign';
-export { planSession } from './session/plan-session';
-export { ElementInput, SignerInput, SignerLayoutInput, StampRequestInput, type SessionRequest } from './session/session.inputs';
+export { planSession, type DocumentPlan } from './session/plan-session';
+export { documentIndex, requestedDocuments, type RequestedDocument } from './session/plan-documents';
+export {
+  DocumentInput,
+  ElementInput,
+  SignerInput,
+  SignerLayoutInput,
+  StampRequestInput,
+  type SessionRequest,
+} from './session/session.inputs';
 export { cancelSession } from './session/cancel-session';
 export { SessionOptionsArgs } from './api/session.resolver';
 export { EsignSessionType, toSessionView } from './api/session.types';

@@ -1,6 +1,6 @@
 /**
- * templates: saved signer layouts over a file, versioned; a session can be started from one. Built on the
- * esign module (its plans, inputs and session views); sessions know their template by id only.
+ * templates: saved signer layouts over a file (or several documents), versioned; a session can be started from one.
+ * Built on the esign module (its plans, inputs and session views); sessions know their template by id only.
  */
 import type { ModuleManifest } from '../../platform/module';
 import { Template } from './template.entity';

@@ -14,12 +14,12 @@ import {
 } from '../esign';
 import { Problems, isAbsent } from '../../platform/validation/problems';
 import type { Actor } from '../../platform/auth/actor';
-import { ownPdf } from './plan-template';
+import { ownDocuments, savedDocuments } from './plan-template';
 import { getOwnTemplate } from './read-templates';
 import type { TemplateSignerBlueprint } from './template.entity';
 import type { TemplateRuntimeSignerInput } from './template.inputs';
 
-export interface InitializeFromTemplateRequest extends Omit<SessionRequest, 'file_id' | 'signers'> {
+export interface InitializeFromTemplateRequest extends Omit<SessionRequest, 'file_id' | 'documents' | 'signers'> {
   template_id?: string | null;
   signers?: TemplateRuntimeSignerInput[] | null;
 }
@@ -62,7 +62,8 @@ export async function initializeFromTemplate(
       errors: [{ field: 'signers', problem: `the template has ${template.signers.length} signer(s); ${runtime.length} given` }],
     });
   }
-  const file = await ownPdf(em, actor, template.file.id);
+  // Every document must still be the caller's PDF (`404 not_found` otherwise), as for the template's own file.
+  const documents = await ownDocuments(em, actor, savedDocuments(template));
 
   const problems = new Problems();
   const signers = template.signers.map((blueprint, index) =>
@@ -73,7 +74,8 @@ export async function initializeFromTemplate(
 
   const merged: SessionRequest = {
     ...request,
-    file_id: file.id,
+    // The template's documents, in order, by the names it saved (one document: what `file_id` alone would start).
+    documents: documents.map((document) => ({ file_id: document.file.id, name: document.name })),
     // Without a session-level sign type, the first saved signer's stands for the session.
     sign_type: isAbsent(request.sign_type) ? (template.signers[0]?.sign_type ?? null) : request.sign_type,
     folder: isAbsent(request.folder) ? (template.folder ?? null) : request.folder,

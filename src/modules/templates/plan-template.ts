@@ -1,41 +1,81 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
-import { AUTH_MODES, LIMITS, SIGN_TYPES, assetOf, checkLocation, planElements, type StoredElement } from '../esign';
+import {
+  AUTH_MODES,
+  LIMITS,
+  SIGN_TYPES,
+  assetOf,
+  checkLocation,
+  documentIndex,
+  planElements,
+  type DocumentPlan,
+  type RequestedDocument,
+  type StoredElement,
+} from '../esign';
 import { Problems, isAbsent, oneOf, text, wholeNumber } from '../../platform/validation/problems';
 import { StoredFile } from '../files';
 import type { Actor } from '../../platform/auth/actor';
-import type { TemplateSignerBlueprint } from './template.entity';
+import type { Template, TemplateDocumentRecord, TemplateSignerBlueprint } from './template.entity';
 import type { TemplateSignerInput } from './template.inputs';
 
 const RUNTIME_ONLY = ['name_match', 'face_ref_file_id', 'face_match_threshold', 'face_max_attempts', 'notification'] as const;
 
-/** The caller's PDF, or `404 not_found` as the contract says for templates. */
-export async function ownPdf(em: EntityManager, actor: Actor, fileId: string): Promise<StoredFile> {
-  const file = await em.findOne(StoredFile, { id: fileId, user: actor.userId, kind: 'pdf' });
-  if (!file) throw new AppError('not_found', { errors: [{ field: 'file_id', problem: 'no such PDF among your files' }] });
-  return file;
+/**
+ * The documents asked for, each one of the caller's PDFs, named as given or by its upload's name; any that is not
+ * is `404 not_found` naming where it was asked for (`file_id`, `documents[2].file_id`), as the contract says for
+ * templates.
+ */
+export async function ownDocuments(em: EntityManager, actor: Actor, requested: RequestedDocument[]): Promise<DocumentPlan[]> {
+  const ids = [...new Set(requested.map((document) => document.fileId))];
+  const files = new Map(
+    (await em.find(StoredFile, { id: ids, user: actor.userId, kind: 'pdf' })).map((file) => [file.id, file] as const),
+  );
+  const missing = requested.filter((document) => !files.has(document.fileId));
+  if (missing.length > 0)
+    throw new AppError('not_found', {
+      errors: missing.map((document) => ({ field: document.field, problem: 'no such PDF among your files' })),
+    });
+  return requested.map((document) => {
+    const file = files.get(document.fileId)!;
+    return { file, name: document.name ?? file.name };
+  });
+}
+
+/** A saved template's documents, as a request would name them (`file_id` when there is one). */
+export function savedDocuments(template: Pick<Template, 'documents'>): RequestedDocument[] {
+  const { documents } = template;
+  return documents.map((document, index) => ({
+    fileId: document.file_id,
+    name: document.name,
+    field: documents.length === 1 ? 'file_id' : `documents[${index}].file_id`,
+  }));
+}
+
+/** How a template stores its planned documents. */
+export function documentRecords(documents: DocumentPlan[]): TemplateDocumentRecord[] {
+  return documents.map((document) => ({ file_id: document.file.id, name: document.name }));
 }
 
 export function checkTemplateName(problems: Problems, name: string | null | undefined, required: boolean): string | undefined {
   return text(problems, 'name', name, 200, required);
 }
 
-/** Validates signer blueprints against their file; every failure is `400 bad_request`, all listed at once. */
+/** Validates signer blueprints against their documents; every failure is `400 bad_request`, all listed at once. */
 export async function planBlueprints(
   problems: Problems,
   em: EntityManager,
   actor: Actor,
   input: TemplateSignerInput[] | null | undefined,
-  file: StoredFile,
+  files: StoredFile[],
 ): Promise<TemplateSignerBlueprint[]> {
   const signers = input ?? [];
   if (signers.length === 0) problems.missingField('signers');
   if (signers.length > LIMITS.signers.max) problems.invalidField('signers', `at most ${LIMITS.signers.max} signers`);
   const blueprints = signers.map((signer, index) => planBlueprint(problems, `signers[${index}]`, signer));
-  checkElementsAgainstFile(
+  checkElementsAgainstDocuments(
     problems,
     blueprints.map((blueprint) => blueprint.elements),
-    file,
+    files,
   );
 
   // As in initialize-esign: an image's value, and any file_... value, must be one of the caller's assets.
@@ -57,17 +97,22 @@ export async function planBlueprints(
   return blueprints;
 }
 
-/** Pages are zero-based and must exist in the template's file (also when an update changes the file). */
-export function checkElementsAgainstFile(problems: Problems, elementsBySigner: StoredElement[][], file: StoredFile): void {
-  const pages = file.pageCount ?? 0;
+/**
+ * Each element's `document` must be one of the template's documents and its zero-based page must exist in that
+ * document's PDF (also when an update changes the documents), in the words initialize-esign uses.
+ */
+export function checkElementsAgainstDocuments(
+  problems: Problems,
+  elementsBySigner: StoredElement[][],
+  files: StoredFile[],
+): void {
   elementsBySigner.forEach((elements, index) =>
     elements.forEach((element, elementIndex) => {
-      if (element.page >= pages) {
-        problems.invalidField(
-          `signers[${index}].elements[${elementIndex}].page`,
-          `the PDF has ${pages} page(s): pages are 0 to ${pages - 1}`,
-        );
-      }
+      const at = `signers[${index}].elements[${elementIndex}]`;
+      const on = documentIndex(problems, `${at}.document`, element.document, files.length);
+      if (on === undefined) return;
+      const pages = files[on]?.pageCount ?? 0;
+      if (element.page >= pages) problems.invalidField(`${at}.page`, `the PDF has ${pages} page(s): pages are 0 to ${pages - 1}`);
     }),
   );
 }

@@ -23,10 +23,17 @@ export interface TemplateSignerBlueprint {
   elements: StoredElement[];
 }
 
+/** One document of a template, as stored: the caller's PDF and the name the sessions started from it give it. */
+export interface TemplateDocumentRecord {
+  file_id: string;
+  name: string;
+}
+
 /**
- * A file plus an ordered list of signer blueprints. Each update bumps `version`; sessions record the
- * version they were started from and keep their own copy of everything, so later edits never reach them.
- * Deleting only hides the template (`deletedAt`): sessions started from it still name it.
+ * Ordered documents (one, the contract's `file`, or several: an envelope) plus an ordered list of signer
+ * blueprints. Each update bumps `version`; sessions record the version they were started from and keep their own
+ * copy of everything, so later edits never reach them. Deleting only hides the template (`deletedAt`): sessions
+ * started from it still name it.
  */
 @Entity({ tableName: 'templates' })
 @Index({ properties: ['user', 'createdAt', 'seq'] })
@@ -40,8 +47,13 @@ export class Template {
   @Property({ type: 'string', length: 200 })
   name!: string;
 
+  /** The first document's PDF: what the contract's `file_id` answers. */
   @ManyToOne(() => StoredFile)
   file!: StoredFile;
+
+  /** In the order signers see them; the first is `file`. Elements name one by its index (`document`). */
+  @Property({ type: 'json' })
+  documents!: TemplateDocumentRecord[];
 
   @Property({ type: 'string', length: 200, nullable: true })
   folder?: string;

@@ -3,23 +3,29 @@ import { ownedOrNotFound } from '../../platform/auth/ownership';
 import type { RequestContext } from '../../platform/graphql/context';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, PageArgs, windowOf } from '../../platform/graphql/paging';
-import { SessionOptionsArgs, EsignSessionType, toSessionView } from '../esign';
+import { DocumentInput, LIMITS, SessionOptionsArgs, EsignSessionType, toSessionView } from '../esign';
 import { FileInfoType, toFileInfo } from '../files';
 import { initializeFromTemplate, type InitializeFromTemplateRequest } from './initialize-from-template';
 import { deleteTemplate, getOwnTemplate, listOwnTemplates } from './read-templates';
-import { saveTemplate } from './save-template';
+import { saveTemplate, type SaveTemplateInput } from './save-template';
 import { TemplateRuntimeSignerInput, TemplateSignerInput } from './template.inputs';
 import { DeletedTemplateType, TemplatePageType, TemplateType, toTemplateView } from './template.types';
 import { updateTemplate } from './update-template';
 import { MaxItems } from '../../platform/graphql/operation-limits';
 
 @ArgsType()
-class SaveTemplateArgs {
+class SaveTemplateArgs implements SaveTemplateInput {
   @Field(() => String, { nullable: true })
   name?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'One of your PDFs.' })
+  @Field(() => String, { nullable: true, description: 'One of your PDFs: a template of one document.' })
   file_id?: string | null;
+
+  @Field(() => [DocumentInput], {
+    nullable: true,
+    description: `Instead of \`file_id\`: the template's documents, in the order signers see them; 1 to ${LIMITS.documents.max} (added).`,
+  })
+  documents?: DocumentInput[] | null;
 
   @Field(() => String, { nullable: true })
   folder?: string | null;
@@ -54,7 +60,9 @@ const LATEST_TEMPLATE_SESSIONS = 100;
 
 @Resolver(() => TemplateType)
 export class TemplateResolver {
-  @Mutation(() => TemplateType, { description: 'Save a template: a PDF and an ordered list of signer layouts.' })
+  @Mutation(() => TemplateType, {
+    description: 'Save a template: a PDF (or several documents) and an ordered list of signer layouts.',
+  })
   async saveTemplate(@Args() args: SaveTemplateArgs, @Ctx() ctx: RequestContext): Promise<TemplateType> {
     return toTemplateView(await saveTemplate(ctx.em, ctx.actor, args));
   }

@@ -56,6 +56,21 @@ export class TemplateSignerType {
   elements!: ElementType[];
 }
 
+@ObjectType('TemplateDocument', {
+  simpleResolvers: true,
+  description: 'One document of a template (added): a template saved with `file_id` has one.',
+})
+export class TemplateDocumentType {
+  @Field(() => Int, { description: 'Zero-based, the order signers see the documents in; elements name it as `document`.' })
+  position!: number;
+
+  @Field({ description: 'What sessions started from the template call it.' })
+  name!: string;
+
+  @Field({ description: 'One of your PDFs.' })
+  file_id!: string;
+}
+
 @ObjectType('Template', { simpleResolvers: true })
 export class TemplateType {
   @Field()
@@ -64,8 +79,12 @@ export class TemplateType {
   @Field()
   name!: string;
 
-  @Field()
+  @Field({ description: 'The first document’s PDF.' })
   file_id!: string;
+
+  @Field(() => [TemplateDocumentType], { description: 'The template’s documents, in order; the first is `file_id` (added).' })
+  @MaxItems(LIMITS.documents.max)
+  documents!: TemplateDocumentType[];
 
   @Field(() => String, { nullable: true })
   folder!: string | null;
@@ -109,6 +128,7 @@ export function toTemplateView(template: Template): TemplateType {
     client_id: template.id,
     name: template.name,
     file_id: template.file.id,
+    documents: template.documents.map((document, position) => ({ position, name: document.name, file_id: document.file_id })),
     folder: template.folder ?? null,
     version: template.version,
     created_at: template.createdAt,

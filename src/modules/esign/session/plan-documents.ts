@@ -12,9 +12,12 @@ export interface RequestedDocument {
 
 /**
  * The envelope's documents: `file_id` alone is the contract's one-document session; `documents` (added) lists up to
- * LIMITS.documents.max. One or the other, never both.
+ * LIMITS.documents.max. One or the other, never both. Templates take their documents by the same rules.
  */
-export function requestedDocuments(problems: Problems, request: SessionRequest): RequestedDocument[] {
+export function requestedDocuments(
+  problems: Problems,
+  request: Pick<SessionRequest, 'file_id' | 'documents'>,
+): RequestedDocument[] {
   const { documents } = request;
   if (isAbsent(documents)) {
     if (isAbsent(request.file_id)) problems.missingField('file_id');

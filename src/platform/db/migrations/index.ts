@@ -28,6 +28,7 @@ import { Migration20261126175741_OrderProgressAnnounced } from './Migration20261
 import { Migration20261127040522_Envelopes } from './Migration20261127040522_Envelopes';
 import { Migration20261127050000_EspTransactionDocuments } from './Migration20261127050000_EspTransactionDocuments';
 import { Migration20261127060000_EspBatches } from './Migration20261127060000_EspBatches';
+import { Migration20261127062419_TemplateDocuments } from './Migration20261127062419_TemplateDocuments';
 import { Migration20261127070000_Bulks } from './Migration20261127070000_Bulks';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
@@ -61,5 +62,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127040522_Envelopes', class: Migration20261127040522_Envelopes },
   { name: 'Migration20261127050000_EspTransactionDocuments', class: Migration20261127050000_EspTransactionDocuments },
   { name: 'Migration20261127060000_EspBatches', class: Migration20261127060000_EspBatches },
+  { name: 'Migration20261127062419_TemplateDocuments', class: Migration20261127062419_TemplateDocuments },
   { name: 'Migration20261127070000_Bulks', class: Migration20261127070000_Bulks },
 ];
