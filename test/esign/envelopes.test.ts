@@ -3,7 +3,8 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest, signerApi } from '../helpers/clients';
+import { EnvelopeElementsDocument } from '../__generated__/graphql';
+import { gql, rest, signerApi } from '../helpers/clients';
 import { corpusFile, MINIMAL_PDF } from '../helpers/fixtures';
 import {
   createStampOrder,
@@ -100,6 +101,19 @@ describe('envelopes: several documents in one session', () => {
     ]);
     expect(before[1].signatures.map((signature: any) => signature.signer_id)).toEqual(session.signers.map((s) => s.signer_id));
     expect(before[2].signatures.map((signature: any) => signature.signer_id)).toEqual([session.signers[0]!.signer_id]);
+    // Which elements each document carries: by field_id over REST, and each element's document over GraphQL.
+    const fieldIds = session.signers.map((signer: any) => signer.elements.map((element: any) => element.field_id));
+    expect(before.map((document) => document.field_ids)).toEqual([
+      [fieldIds[0][0]],
+      [fieldIds[0][1], fieldIds[1][0]],
+      [fieldIds[0][2]],
+    ]);
+    const graph = await gql(app, owner.token, EnvelopeElementsDocument, { client_id: session.client_id });
+    expect(graph.data!.esignSession.signers.map((signer) => signer.elements.map((element) => element.document))).toEqual([
+      [0, 1, 2],
+      [1],
+    ]);
+    expect(JSON.stringify(session.signers[0].elements)).not.toContain('"document"');
 
     // The signer's page lists the documents and reads each.
     const view = await signerApi(app, 'GET', '/session', session.signers[0]!.token);

@@ -40,4 +40,7 @@ export class EsignDocumentType {
 
   @Field(() => [EsignDocumentSignatureType], { description: 'The signers who sign this document, in signing order.' })
   signatures!: EsignDocumentSignatureType[];
+
+  @Field(() => [String], { description: 'The `field_id` of every element on this document, in signer order.' })
+  field_ids!: string[];
 }

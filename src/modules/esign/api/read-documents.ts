@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../../platform/auth/actor';
 import type { AppServices } from '../../../platform/services';
-import { documentsOf, documentsSignedBy, stampShiftOf } from '../documents';
+import { documentsOf, documentsSignedBy, elementsOn, stampShiftOf } from '../documents';
 import { Signer } from '../esign-session.entity';
 import { getOwnSession } from '../session/own-session';
 import type { EsignDocumentType } from './document.types';
@@ -33,6 +33,7 @@ export async function readOwnDocuments(
       stamp_page_count: stampShiftOf(session, document.position),
       status: signatures.every((signature) => signature.status === 'completed') ? 'completed' : 'pending',
       signatures,
+      field_ids: signers.flatMap((signer) => elementsOn(signer.elements, document.position).map((element) => element.field_id)),
     };
   });
 }

@@ -28,6 +28,7 @@ import { ElementType, SignerType, toSignerView } from './signer.types';
 import { inviteUrl, signerTokenBox } from '../signers/signer-token';
 import { MaxItems } from '../../../platform/graphql/operation-limits';
 import { LIMITS } from '../session/validation';
+import { documentOf, type StoredElement } from '../elements/stored-element';
 
 /** The session-level options both ways of starting a session take. */
 @ArgsType()
@@ -278,5 +279,12 @@ export class ElementResolver {
     const file = await ctx.loaders.fileById.load(element.value);
     const own = ownedOrNull(ctx.actor, file);
     return own && toFileInfo(own);
+  }
+
+  /** GraphQL only: the contract's elements keep their fields; REST reads it from GET /esign/documents (`field_ids`). */
+  @FieldResolver(() => Int, { description: 'The zero-based index of the envelope’s document the element is on (added).' })
+  @GraphQLOnly()
+  document(@Root() element: ElementType): number {
+    return documentOf(element as unknown as StoredElement);
   }
 }
