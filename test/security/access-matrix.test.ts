@@ -622,6 +622,15 @@ const REST: Record<string, RestSpec> = {
     owner: (data, ids) => expect(itemIds(data.items)).toEqual([ids.order]),
     foreign: { isolated: (data) => expect(data.items).toEqual([]) },
   },
+  'GET /esign/download-documents': {
+    call: (ids) => ({ method: 'GET', path: '/esign/download-documents', query: { client_id: ids.completed } }),
+    owner: (data, ids) => {
+      expect(data).toMatchObject({ client_id: ids.completed, zip_url: expect.stringContaining('/downloads/') });
+      expect(data.documents).toHaveLength(1);
+      expect(data.documents[0]).toMatchObject({ position: 0, url: expect.stringContaining('/downloads/') });
+    },
+    foreign: { refused: { status: 404, message: 'Esign not completed.', code: 'not_found' } },
+  },
   'GET /esign/download-certificate': {
     call: (ids) => ({ method: 'GET', path: '/esign/download-certificate', query: { client_id: ids.completed } }),
     owner: (data) => expect(data).toMatchObject({ url: expect.stringContaining('/downloads/'), expires_in: expect.any(Number) }),
@@ -826,6 +835,11 @@ const GQL: Record<string, GqlSpec> = {
     call: (ids) => byId('esignDownloadUrl', '{ url expires_in }')(ids.completed),
     owner: REST['GET /esign/download-pdf'].owner,
     foreign: { refused: { status: 404, message: 'Esign not completed.', code: 'not_found' } },
+  },
+  'Query.esignDocumentDownloads': {
+    call: (ids) => byId('esignDocumentDownloads', '{ client_id documents { document_id position url } zip_url }')(ids.completed),
+    owner: REST['GET /esign/download-documents'].owner,
+    foreign: REST['GET /esign/download-documents'].foreign,
   },
   'Query.esignCompletionCertificateUrl': {
     call: (ids) => byId('esignCompletionCertificateUrl', '{ url expires_in }')(ids.completed),

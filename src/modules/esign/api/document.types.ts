@@ -1,4 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { MaxItems } from '../../../platform/graphql/operation-limits';
+import { LIMITS } from '../session/validation';
 
 @ObjectType('EsignDocumentSignature', { simpleResolvers: true })
 export class EsignDocumentSignatureType {
@@ -43,4 +45,47 @@ export class EsignDocumentType {
 
   @Field(() => [String], { description: 'The `field_id` of every element on this document, in signer order.' })
   field_ids!: string[];
+}
+
+@ObjectType('EsignDocumentDownload', { simpleResolvers: true, description: 'A short-lived link to one signed document (added).' })
+export class EsignDocumentDownloadType {
+  @Field({ description: '`doc_...`' })
+  document_id!: string;
+
+  @Field(() => Int, { description: 'Zero-based, as in the envelope.' })
+  position!: number;
+
+  @Field()
+  name!: string;
+
+  @Field({
+    description:
+      'The name it downloads as, and its name in the ZIP: the document’s name made safe as a file name, `-signed.pdf`, numbered where two would be the same.',
+  })
+  filename!: string;
+
+  @Field({ description: 'A short-lived signed URL of the document as signed (its current PDF).' })
+  url!: string;
+
+  @Field(() => Int, { description: 'Seconds the URL stays valid.' })
+  expires_in!: number;
+}
+
+@ObjectType('EsignDocumentDownloads', {
+  simpleResolvers: true,
+  description: 'Short-lived links to every signed document of a completed session, and to a ZIP of them all (added).',
+})
+export class EsignDocumentDownloadsType {
+  @Field()
+  client_id!: string;
+
+  @Field(() => [EsignDocumentDownloadType], { description: 'In the envelope’s order.' })
+  @MaxItems(LIMITS.documents.max)
+  documents!: EsignDocumentDownloadType[];
+
+  @Field({ description: 'A short-lived signed URL of a ZIP of every signed document, under their `filename`s.' })
+  zip_url!: string;
+
+  @Field(() => Int, { description: 'Seconds the URLs stay valid.' })
+  expires_in!: number;
 }

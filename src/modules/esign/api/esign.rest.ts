@@ -45,6 +45,13 @@ export const esignRestRoutes: RestRoute[] = [
       'A short-lived URL of the certificate of completion (a PDF signed by the platform), once the session is completed (added by this service).',
   },
   {
+    method: 'GET',
+    path: '/esign/download-documents',
+    operation: 'Query.esignDocumentDownloads',
+    summary:
+      'Short-lived URLs of every signed document of a completed session (`documents`: `document_id`, `position`, `name`, `filename`, `url`, `expires_in`) and of a ZIP of them all (`zip_url`) (added by this service).',
+  },
+  {
     method: 'POST',
     path: '/esign/cancel',
     operation: 'Mutation.cancelEsign',
@@ -76,7 +83,7 @@ export const esignRestRoutes: RestRoute[] = [
     path: '/esign/verify',
     operation: 'Query.esignVerification',
     summary:
-      'Every signature of the session’s current PDF checked in-process: signer, time, digest, covered revision, and what changed after it (added by this service).',
+      'Every signature of the session’s current PDF checked in-process: signer, time, digest, covered revision, and what changed after it; `documents`: the same for each document of the envelope (added by this service).',
   },
   {
     method: 'GET',

@@ -9,12 +9,12 @@ import { StampInstanceType, toStampView, MAX_EXPLICIT_STAMPS } from '../../stamp
 import { cancelSession } from '../session/cancel-session';
 import { reassignSigner } from '../signers/reassign-signer';
 import { resendInvite } from '../signers/resend-invite';
-import { downloadCompletionCertificate, downloadSignedPdf } from '../completion/download-signed-pdf';
+import { downloadCompletionCertificate, downloadSignedDocuments, downloadSignedPdf } from '../completion/download-signed-pdf';
 import { initializeEsign } from '../session/initialize-esign';
 import { getOwnSession } from '../session/own-session';
 import { listOwnSessions, readOwnSession } from './read-sessions';
 import { readOwnDocuments } from './read-documents';
-import { EsignDocumentType } from './document.types';
+import { EsignDocumentDownloadsType, EsignDocumentType } from './document.types';
 import {
   DocumentInput,
   EmailTemplateOverridesInput,
@@ -149,6 +149,13 @@ export class EsignSessionResolver {
   })
   esignCompletionCertificateUrl(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<SignedPdfDownloadType> {
     return downloadCompletionCertificate(ctx.services, ctx.em, ctx.actor, clientId);
+  }
+
+  @Query(() => EsignDocumentDownloadsType, {
+    description: 'Short-lived links to every signed document of a completed session, in order, and to a ZIP of them all (added).',
+  })
+  esignDocumentDownloads(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<EsignDocumentDownloadsType> {
+    return downloadSignedDocuments(ctx.services, ctx.em, ctx.actor, clientId);
   }
 
   @Mutation(() => EsignSessionType, { description: 'Cancel a pending session.' })

@@ -8,7 +8,7 @@ import { SignatureVerificationReportType, toVerificationView } from './verify.ty
 export class SignatureVerificationResolver {
   @Query(() => SignatureVerificationReportType, {
     description:
-      'Every signature of one of your sessions’ current PDF, checked in-process: digest, signature, ByteRange, and what changed after each.',
+      'Every signature of one of your sessions’ current PDF, checked in-process: digest, signature, ByteRange, and what changed after each; `documents`: the same for each document of the envelope.',
   })
   async esignVerification(
     @Arg('client_id') clientId: string,

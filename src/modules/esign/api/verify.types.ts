@@ -1,5 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { MaxItems } from '../../../platform/graphql/operation-limits';
 import type { SignatureReport } from '../../signing';
+import { LIMITS } from '../session/validation';
 import type { SessionVerification } from '../completion/verify-session';
 
 @ObjectType('SignatureTimestamp', {
@@ -151,6 +153,38 @@ export class DocumentRevisionType {
   content_changes!: string[];
 }
 
+@ObjectType('EsignDocumentVerification', {
+  simpleResolvers: true,
+  description: 'Every signature of one document of a session’s envelope, as it stands, checked in-process (added).',
+})
+export class DocumentVerificationType {
+  @Field({ description: '`doc_...`' })
+  document_id!: string;
+
+  @Field(() => Int, { description: 'Zero-based, as in the envelope.' })
+  position!: number;
+
+  @Field()
+  name!: string;
+
+  @Field({ description: 'The PDF checked: the document’s `current_pdf_file_id`.' })
+  file_id!: string;
+
+  @Field(() => Int)
+  document_bytes!: number;
+
+  @Field(() => [SignatureVerificationType], { description: 'In file order.' })
+  signatures!: SignatureVerificationType[];
+
+  @Field(() => [DocumentRevisionType], {
+    description: 'The revisions from the one the first signature covers on, oldest first, each judged.',
+  })
+  revisions!: DocumentRevisionType[];
+
+  @Field({ description: 'As the report’s `all_valid`, for this document.' })
+  all_valid!: boolean;
+}
+
 @ObjectType('SignatureVerificationReport', {
   simpleResolvers: true,
   description: 'Every signature of a session’s current PDF, checked in-process.',
@@ -178,6 +212,13 @@ export class SignatureVerificationReportType {
       'At least one signature, each with a well-formed ByteRange, a valid digest and signature (and a valid chain to a trust anchor), and no revision after the first signature changing content (updates after a signature add only what signing may add).',
   })
   all_valid!: boolean;
+
+  @Field(() => [DocumentVerificationType], {
+    description:
+      'Every document of the envelope, in order, each checked the same way; the fields above are the first document’s report (added).',
+  })
+  @MaxItems(LIMITS.documents.max)
+  documents!: DocumentVerificationType[];
 }
 
 function toSignatureView(signature: SignatureReport): SignatureVerificationType {
@@ -192,5 +233,9 @@ function toSignatureView(signature: SignatureReport): SignatureVerificationType 
 }
 
 export function toVerificationView(report: SessionVerification): SignatureVerificationReportType {
-  return { ...report, signatures: report.signatures.map(toSignatureView) };
+  return {
+    ...report,
+    signatures: report.signatures.map(toSignatureView),
+    documents: report.documents.map((document) => ({ ...document, signatures: document.signatures.map(toSignatureView) })),
+  };
 }
