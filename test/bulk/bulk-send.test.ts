@@ -213,6 +213,16 @@ describe('bulk send', () => {
       json: { template_id: template.client_id, rows: [{ signers: [joiner(1), hr] }] },
     });
     expect(foreign.status).toBe(404);
+    const form = new FormData();
+    form.append('template_id', template.client_id);
+    form.append('file', new Blob(['key\r\nx\r\n'], { type: 'text/csv' }), 'rows.csv');
+    const foreignCsv = await fetch(new URL('/api/v1/esign/bulk-send', app.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other.token}` },
+      body: form,
+    });
+    expect(foreignCsv.status).toBe(404);
+    expect((await rest<any>(app, 'GET', '/esign/bulk-list', { token: other.token })).body.data.items).toEqual([]);
     await finished(clientId);
   });
 });

@@ -4,7 +4,7 @@
  */
 export const BULK_LIMITS = {
   rows: 10_000,
-  runningPerAccount: 3,
+  runningPerAccount: 5,
   keyLength: 200,
   /** `esign.bulk.progress` goes at most this often per bulk (the subscription hears every chunk). */
   progressSeconds: 5,

@@ -90,32 +90,7 @@ export function patchOpenApi(generated: OpenApiDocument, routes: RestRoute[], pu
       ),
     };
     if (route.formats) describeFormats(operation, route.formats);
-    if (route.multipart) {
-      // A route that also takes JSON keeps SOFA's JSON body beside the multipart one.
-      const json = route.multipart.orJson ? operation.requestBody?.content : undefined;
-      operation.requestBody = {
-        required: true,
-        content: {
-          ...json,
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              required: Object.entries(route.multipart.parts)
-                .filter(([, part]) => part.required)
-                .map(([name]) => name),
-              properties: Object.fromEntries(
-                Object.entries(route.multipart.parts).map(([name, part]) => [
-                  name,
-                  part.binary
-                    ? { type: 'string', format: 'binary', description: part.description }
-                    : { type: 'string', description: part.description },
-                ]),
-              ),
-            },
-          },
-        },
-      };
-    }
+    if (route.multipart) operation.requestBody = multipartBody(route.multipart, operation.requestBody);
     paths[fullPath] = { ...paths[fullPath], [method]: operation };
   }
   document.paths = paths;
@@ -140,4 +115,30 @@ function describeFormats(operation: OpenApiDocument['paths'][string][string], fo
   ];
   for (const format of Object.values(formats))
     operation.responses[200].content[format.mediaType] = { schema: { type: 'string' } };
+}
+
+/** A multipart route's request body: its parts, beside SOFA's JSON body when the route takes JSON too. */
+function multipartBody(multipart: NonNullable<RestRoute['multipart']>, generated: { content?: object } | undefined) {
+  return {
+    required: true,
+    content: {
+      ...(multipart.orJson ? generated?.content : undefined),
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: Object.entries(multipart.parts)
+            .filter(([, part]) => part.required)
+            .map(([name]) => name),
+          properties: Object.fromEntries(
+            Object.entries(multipart.parts).map(([name, part]) => [
+              name,
+              part.binary
+                ? { type: 'string', format: 'binary', description: part.description }
+                : { type: 'string', description: part.description },
+            ]),
+          ),
+        },
+      },
+    },
+  };
 }
