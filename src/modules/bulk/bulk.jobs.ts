@@ -11,6 +11,8 @@ export const bulkJobs: JobDefinition<any>[] = [
     // A slice of a bulk's rows, then its continuation: each job is short, and a lost one loses at most a chunk.
     name: RUN_BULK_JOB,
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 },
+    // Two bulks (or two slices of one) at once per process: their rows are claimed under the bulk's lock.
+    concurrency: 2,
     async handle(services, data: { bulk_id: string }) {
       if ((await runBulkSlice(services, data.bulk_id)) === 'more')
         await enqueue(services.boss, null, [{ name: RUN_BULK_JOB, data }]);

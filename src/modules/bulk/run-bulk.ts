@@ -6,7 +6,7 @@ import { initializeFromTemplate, Template } from '../templates';
 import { announceBulkProgress, publishBulkChange, recordBulkWebhook } from './bulk-events';
 import { BULK_LIMITS } from './bulk-limits';
 import { sessionRequestOf, type BulkOptions, type BulkRowRequest } from './bulk-rows';
-import { Bulk, BulkRow } from './bulk.entity';
+import { Bulk, type BulkRowError } from './bulk.entity';
 
 /**
  * The bulk's job, for about BULK_LIMITS.sliceMs: rows are made into sessions in chunks, each chunk one transaction
@@ -46,11 +46,16 @@ async function makeChunk(
     .execute<{ status: string }[]>('select status from bulks where id = ? for update', [bulk.id], 'all', context);
   if (!state || state.status === 'completed' || state.status === 'cancelled') return 0;
   const owner = { id: bulk.id, userId: bulk.user.id };
-  const rows = await tx.find(
-    BulkRow,
-    { bulk: bulk.id, status: 'queued' },
-    { orderBy: { position: 'asc' }, limit: BULK_LIMITS.chunkRows },
-  );
+  // Read and written by SQL, not through the unit of work: each row's session is made in a nested transaction whose
+  // fork merges its entities back into this one, and a row entity changed here could be replaced by that merge.
+  const rows = await tx
+    .getConnection()
+    .execute<QueuedRow[]>(
+      `select position, input from bulk_rows where bulk_id = ? and status = 'queued' order by position limit ?`,
+      [bulk.id, BULK_LIMITS.chunkRows],
+      'all',
+      context,
+    );
   for (const row of rows) await makeRow(services, tx, { bulk, template, actor }, row);
   if (rows.length === 0) {
     await tx
@@ -68,28 +73,44 @@ async function makeChunk(
   await tx
     .getConnection()
     .execute(`update bulks set status = 'running', heartbeat_at = now() where id = ?`, [bulk.id], 'all', context);
-  await tx.flush();
   await announceBulkProgress(services, tx, owner);
   return rows.length;
 }
 
-/** One row: the session initialize-from-template makes of it, or its refusal, kept on the row. */
+interface QueuedRow {
+  position: number;
+  input: BulkRowRequest;
+}
+
+/** One row: the session initialize-from-template makes of it, or its refusal, written on the row. */
 async function makeRow(
   services: AppServices,
   tx: EntityManager,
   at: { bulk: Bulk; template: Template; actor: Actor },
-  row: BulkRow,
+  row: QueuedRow,
 ): Promise<void> {
-  const request = sessionRequestOf(at.template, at.bulk.options as BulkOptions, row.input as BulkRowRequest);
+  const request = sessionRequestOf(at.template, at.bulk.options as BulkOptions, row.input);
+  let outcome: { status: 'created'; sessionId: string } | { status: 'failed'; error: BulkRowError };
   try {
     // Its own savepoint: a refusal after something was written (stamps not found) rolls back this row only.
     const session = await tx.transactional((inner) => initializeFromTemplate(services, inner, at.actor, request));
-    row.status = 'created';
-    row.sessionId = session.id;
+    outcome = { status: 'created', sessionId: session.id };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    row.status = 'failed';
-    row.error = { code: error.code, message: error.message, errors: error.errors ?? [] };
+    outcome = { status: 'failed', error: { code: error.code, message: error.message, errors: error.errors ?? [] } };
   }
-  row.doneAt = new Date();
+  await tx
+    .getConnection()
+    .execute(
+      `update bulk_rows set status = ?, session_id = ?, error = ?, done_at = now() where bulk_id = ? and position = ?`,
+      [
+        outcome.status,
+        outcome.status === 'created' ? outcome.sessionId : null,
+        outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+        at.bulk.id,
+        row.position,
+      ],
+      'all',
+      tx.getTransactionContext(),
+    );
 }
