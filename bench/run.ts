@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { bulkBenchmarks } from './bulk.bench';
 import { contentionBenchmarks } from './contention.bench';
 import { openBenchDatabase, type BenchDatabase } from './harness';
 import { printTable, type BenchRow } from './measure';
@@ -33,6 +34,7 @@ const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
   ['contention', contentionBenchmarks],
   ['untrusted work', untrustedWorkBenchmarks],
   ['webhooks', webhookBenchmarks],
+  ['bulk send', bulkBenchmarks],
 ];
 
 async function main() {

@@ -90,10 +90,11 @@ describe('lean session rows', () => {
       }),
     );
     // What only the signing journey and the end of a session write.
-    await sql(`insert into templates (id, user_id, name, file_id, signers) values ('tmpl_rows', ?, 'Lease', ?, '[]'::jsonb)`, [
-      owner.user_id,
-      fileId,
-    ]);
+    await sql(
+      `insert into templates (id, user_id, name, file_id, signers, documents)
+       values ('tmpl_rows', ?, 'Lease', ?, '[]'::jsonb, jsonb_build_array(jsonb_build_object('file_id', ?::text, 'name', 'Lease')))`,
+      [owner.user_id, fileId, fileId],
+    );
     await sql(
       `update esign_sessions set template_id = 'tmpl_rows', template_version = 3, cancel_reason = 'changed terms',
          stamp_page_count = 2 where id = ?`,
