@@ -26,8 +26,8 @@ export function recordBulkWebhook(
 }
 
 /**
- * After a chunk of rows, in its transaction: subscribers hear of it, and `esign.bulk.progress` goes when none went
- * in the last BULK_LIMITS.progressSeconds (the bulk row is locked by the caller's claim, so one job decides at a time).
+ * After a chunk of rows: subscribers hear of it, and `esign.bulk.progress` goes when none went in the last
+ * BULK_LIMITS.progressSeconds (one conditional update decides, whichever job of the bulk asks).
  */
 export async function announceBulkProgress(
   services: AppServices,

@@ -1,5 +1,6 @@
 import { enqueue } from '../../platform/jobs/enqueue';
 import type { JobDefinition } from '../../platform/jobs/jobs';
+import { BULK_LIMITS } from './bulk-limits';
 import { CANCEL_BULK_SESSIONS_JOB, cancelBulkSessions } from './cancel-bulk';
 import { runBulkSlice } from './run-bulk';
 import { RUN_BULK_JOB } from './start-bulk';
@@ -11,7 +12,7 @@ export const bulkJobs: JobDefinition<any>[] = [
     // A slice of a bulk's rows, then its continuation: each job is short, and a lost one loses at most a chunk.
     name: RUN_BULK_JOB,
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 },
-    // Two bulks (or two slices of one) at once per process: their rows are claimed under the bulk's lock.
+    // Two slices at once per process (of one bulk or two): each claims its own rows.
     concurrency: 2,
     async handle(services, data: { bulk_id: string }) {
       if ((await runBulkSlice(services, data.bulk_id)) === 'more')
@@ -43,7 +44,9 @@ export const bulkJobs: JobDefinition<any>[] = [
         await enqueue(
           services.boss,
           null,
-          stale.map(({ id }) => ({ name: RUN_BULK_JOB, data: { bulk_id: id } })),
+          stale.flatMap(({ id }) =>
+            Array.from({ length: BULK_LIMITS.parallelJobs }, () => ({ name: RUN_BULK_JOB, data: { bulk_id: id } })),
+          ),
         );
     },
   },

@@ -12,8 +12,9 @@ import { Bulk, type BulkRowError } from './bulk.entity';
  * The bulk's job, for about BULK_LIMITS.sliceMs: rows are made into sessions in chunks, each chunk one transaction
  * in which every row's session and the row's outcome commit together (a row that fails rolls back to its own
  * savepoint). So a worker killed at any moment leaves each row either made, with its one session, or still queued,
- * with none: the job that resumes it (the continuation, or the sweep's) makes each row once. Answers whether rows
- * are left for a continuation.
+ * with none: the job that resumes it (the continuation, or the sweep's) makes each row once. Several jobs may work
+ * one bulk at once (BULK_LIMITS.parallelJobs): each claims its chunk's rows, skipping those another holds. Answers
+ * whether rows are left for a continuation.
  */
 export async function runBulkSlice(services: AppServices, bulkId: string): Promise<'more' | 'done'> {
   const started = Date.now();
@@ -23,58 +24,77 @@ export async function runBulkSlice(services: AppServices, bulkId: string): Promi
   const template = await services.orm.em.fork().findOneOrFail(Template, { id: bulk.template.id });
   // The bulk acts for its owner, as the owner's own initialize-from-template calls would.
   const actor: Actor = { userId: bulk.user.id, tokenId: `bulk:${bulk.id}` };
+  const owner = { id: bulk.id, userId: bulk.user.id };
   while (Date.now() - started < BULK_LIMITS.sliceMs) {
     const made = await services.orm.em.fork().transactional((tx) => makeChunk(services, tx, { bulk, template, actor }));
-    if (made === 0) return 'done';
+    if (made === 0) {
+      await completeWhenDone(services, owner);
+      return 'done';
+    }
+    // After the chunk's commit, in a short transaction of its own: jobs working the bulk at once never wait on it.
+    await services.orm.em.fork().transactional(async (tx) => {
+      await tx
+        .getConnection()
+        .execute(
+          `update bulks set status = 'running', heartbeat_at = now() where id = ? and status in ('queued', 'running')`,
+          [bulk.id],
+          'all',
+          tx.getTransactionContext(),
+        );
+      await announceBulkProgress(services, tx, owner);
+    });
   }
   return 'more';
 }
 
 /**
- * One chunk, under the bulk row's lock (so a cancel waits for it, and sees its rows made): the next queued rows in
- * order, each made or failed; with none left, the bulk completes. Answers how many rows it took.
+ * One chunk: the next queued rows in order that no other job holds, each made or failed. The bulk row is held in
+ * KEY SHARE meanwhile: chunks run side by side, and a cancel (FOR UPDATE) waits for them and sees their rows made.
+ * Answers how many rows it took (0: none left to take, or the bulk ended).
  */
 async function makeChunk(
   services: AppServices,
   tx: EntityManager,
   at: { bulk: Bulk; template: Template; actor: Actor },
 ): Promise<number> {
-  const { bulk, template, actor } = at;
+  const { bulk } = at;
   const context = tx.getTransactionContext();
   const [state] = await tx
     .getConnection()
-    .execute<{ status: string }[]>('select status from bulks where id = ? for update', [bulk.id], 'all', context);
+    .execute<{ status: string }[]>('select status from bulks where id = ? for key share', [bulk.id], 'all', context);
   if (!state || state.status === 'completed' || state.status === 'cancelled') return 0;
-  const owner = { id: bulk.id, userId: bulk.user.id };
-  // Read and written by SQL, not through the unit of work: each row's session is made in a nested transaction whose
-  // fork merges its entities back into this one, and a row entity changed here could be replaced by that merge.
-  const rows = await tx
-    .getConnection()
-    .execute<QueuedRow[]>(
-      `select position, input from bulk_rows where bulk_id = ? and status = 'queued' order by position limit ?`,
-      [bulk.id, BULK_LIMITS.chunkRows],
+  // Read and written by SQL, not through the unit of work (each row's session is made in a fork of its own).
+  const rows = await tx.getConnection().execute<QueuedRow[]>(
+    `select position, input from bulk_rows where bulk_id = ? and status = 'queued'
+        order by position limit ? for update skip locked`,
+    [bulk.id, BULK_LIMITS.chunkRows],
+    'all',
+    context,
+  );
+  for (const row of rows) await makeRow(services, tx, at, row);
+  return rows.length;
+}
+
+/**
+ * The bulk completes once no row is queued: decided by one statement, so that of the jobs that find nothing left
+ * exactly one completes it (a row another job is still making reads as queued until that job commits, and that job
+ * then completes it).
+ */
+async function completeWhenDone(services: AppServices, owner: { id: string; userId: string }): Promise<void> {
+  await services.orm.em.fork().transactional(async (tx) => {
+    const completed = await tx.getConnection().execute<{ id: string }[]>(
+      `update bulks set status = 'completed', finished_at = now(), heartbeat_at = now()
+        where id = ? and status in ('queued', 'running')
+          and not exists (select 1 from bulk_rows where bulk_id = ? and status = 'queued')
+        returning id`,
+      [owner.id, owner.id],
       'all',
-      context,
+      tx.getTransactionContext(),
     );
-  for (const row of rows) await makeRow(services, tx, { bulk, template, actor }, row);
-  if (rows.length === 0) {
-    await tx
-      .getConnection()
-      .execute(
-        `update bulks set status = 'completed', finished_at = now(), heartbeat_at = now() where id = ?`,
-        [bulk.id],
-        'all',
-        context,
-      );
+    if (completed.length === 0) return;
     await publishBulkChange(services, tx, owner);
     await recordBulkWebhook(services, tx, owner, 'esign.bulk.completed');
-    return 0;
-  }
-  await tx
-    .getConnection()
-    .execute(`update bulks set status = 'running', heartbeat_at = now() where id = ?`, [bulk.id], 'all', context);
-  await announceBulkProgress(services, tx, owner);
-  return rows.length;
+  });
 }
 
 interface QueuedRow {
@@ -92,8 +112,10 @@ async function makeRow(
   const request = sessionRequestOf(at.template, at.bulk.options as BulkOptions, row.input);
   let outcome: { status: 'created'; sessionId: string } | { status: 'failed'; error: BulkRowError };
   try {
-    // Its own savepoint: a refusal after something was written (stamps not found) rolls back this row only.
-    const session = await tx.transactional((inner) => initializeFromTemplate(services, inner, at.actor, request));
+    // Its own savepoint (a refusal after something was written, stamps not found, rolls back this row only), in a
+    // fork with an empty identity map: the unit of work then weighs this row's entities, not the whole chunk's.
+    const fork = tx.fork({ clear: true, keepTransactionContext: true });
+    const session = await fork.transactional((inner) => initializeFromTemplate(services, inner, at.actor, request));
     outcome = { status: 'created', sessionId: session.id };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

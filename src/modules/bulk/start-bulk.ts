@@ -51,7 +51,11 @@ export async function startBulk(
     await tx.flush();
     bulk.rowCount = await insertRows(tx, bulk, rows);
     if (bulk.rowCount === 0) throw AppError.badRequest([{ field: 'rows', problem: 'at least one row' }]);
-    await enqueue(services.boss, tx, [{ name: RUN_BULK_JOB, data: { bulk_id: bulk.id } }]);
+    await enqueue(
+      services.boss,
+      tx,
+      Array.from({ length: BULK_LIMITS.parallelJobs }, () => ({ name: RUN_BULK_JOB, data: { bulk_id: bulk.id } })),
+    );
     await recordBulkWebhook(services, tx, { id: bulk.id, userId: actor.userId }, 'esign.bulk.created');
     await tx.flush();
     return bulk;
