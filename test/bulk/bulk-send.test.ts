@@ -157,6 +157,28 @@ describe('bulk send', () => {
     expect(session.folder).toBe('joiners');
     expect(session.signers[0].elements.find((element: any) => element.field_id === employeeField).value).toBe('E-0');
 
+    // The same upload through GraphQL (the multipart request spec): bulkSendCsv.
+    const operations = {
+      query: `mutation ($file: Upload!, $template: String, $options: JSONObject) {
+        bulkSendCsv(template_id: $template, file: $file, options: $options) { client_id source row_count }
+      }`,
+      variables: { file: null, template: template.client_id, options: { sign_type: 'suresign' } },
+    };
+    const multipart = new FormData();
+    multipart.append('operations', JSON.stringify(operations));
+    multipart.append('map', JSON.stringify({ 0: ['variables.file'] }));
+    multipart.append('0', new Blob([csv], { type: 'text/csv' }), 'rows.csv');
+    const graph = await fetch(new URL('/graphql', app.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'apollo-require-preflight': 'true' },
+      body: multipart,
+    });
+    const graphBody = (await graph.json()) as any;
+    expect(graphBody.errors).toBeUndefined();
+    expect(graphBody.data.bulkSendCsv).toMatchObject({ source: 'csv', row_count: 31 });
+    await finished(graphBody.data.bulkSendCsv.client_id);
+    expect((await status(graphBody.data.bulkSendCsv.client_id)).body.data.rows).toMatchObject({ created: 30, failed: 1 });
+
     // An unknown column refuses the upload, naming it; nothing is kept.
     const bad = new FormData();
     bad.append('template_id', template.client_id);

@@ -1066,6 +1066,17 @@ const GQL: Record<string, GqlSpec> = {
     owner: REST['POST /esign/bulk-send'].owner,
     foreign: { refused: NOT_FOUND },
   },
+  'Mutation.bulkSendCsv': {
+    call: (ids) => ({
+      query:
+        'mutation Op($file: Upload!, $template: String) { bulkSendCsv(template_id: $template, file: $file) { client_id template_id } }',
+      variables: { template: ids.template },
+      file: { bytes: Buffer.from('signer_1_full_name,signer_1_email\r\nAsha Rao,asha@example.com\r\n'), filename: 'rows.csv' },
+    }),
+    transport: 'http',
+    owner: REST['POST /esign/bulk-send'].owner,
+    foreign: { refused: NOT_FOUND },
+  },
   'Mutation.cancelBulk': {
     call: (ids) => mutationFromBody('cancelBulk', { client_id: ids.bulk }, '{ client_id status }'),
     fresh: freshBulk,

@@ -1,4 +1,8 @@
-import { Arg, Args, ArgsType, Ctx, Field, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
+import { Arg, Args, ArgsType, Ctx, Field, Mutation, Query, Resolver, Root, Subscription, UseMiddleware } from 'type-graphql';
+import { AppError } from '../../platform/errors';
+import { refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { ownedOrNotFound } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { PageArgs } from '../../platform/graphql/paging';
@@ -11,7 +15,7 @@ import { Bulk } from './bulk.entity';
 import { BulkPageType, BulkRowInput, BulkRowPageType, BulkType, toBulkRowView, toBulkView } from './bulk.types';
 import { cancelBulk } from './cancel-bulk';
 import { bulkCounts, getOwnBulk, listOwnBulks, pageBulkRows } from './read-bulks';
-import { startBulk } from './start-bulk';
+import { startBulk, startCsvBulk } from './start-bulk';
 
 @ArgsType()
 export class BulkSendArgs extends SessionOptionsArgs {
@@ -29,6 +33,11 @@ class BulkRowsArgs extends PageArgs {
 
   @Field(() => String, { nullable: true, description: '`queued`, `created`, `failed` or `skipped`: only those rows.' })
   status?: string | null;
+}
+
+/** An upload part that failed before its rows could be read. */
+function csvUploadRefusal(error: unknown): AppError {
+  return new AppError('bad_request', { errors: [{ field: 'file', problem: 'the upload could not be read' }], cause: error });
 }
 
 /** A bulk with its counts, read now. */
@@ -51,6 +60,28 @@ export class BulkResolver {
       rows ?? [],
     );
     return bulkView(ctx.em, bulk);
+  }
+
+  @Mutation(() => BulkType, {
+    description:
+      'A bulk send from a CSV upload (docs/bulk.md for its columns): as bulkSend, the rows read as they stream (added).',
+  })
+  @UseMiddleware(refuseFailedUpload(csvUploadRefusal))
+  async bulkSendCsv(
+    @Arg('template_id', () => String, { nullable: true }) templateId: string | null,
+    @Arg('file', () => GraphQLUpload) file: Promise<FileUpload>,
+    @Arg('options', () => GraphQLJSONObject, { nullable: true, description: 'The session options every row gets.' })
+    options: Record<string, unknown> | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<BulkType> {
+    let stream;
+    try {
+      stream = (await file).createReadStream();
+    } catch (error) {
+      throw csvUploadRefusal(error);
+    }
+    const request = { template_id: templateId, options: (options ?? {}) as BulkOptions };
+    return bulkView(ctx.em, await startCsvBulk(ctx.services, ctx.em, ctx.actor, request, stream));
   }
 
   @Query(() => BulkType, { description: 'One of your bulks: its rows and the sessions it made, by state (added).' })

@@ -2,12 +2,10 @@ import { AppError } from '../../platform/errors';
 import { csvLine } from '../../platform/csv';
 import { receiveMultipartFile } from '../../platform/rest/multipart';
 import type { RestFormat, RestRoute } from '../../platform/rest/route';
-import { getOwnTemplate } from '../templates';
 import { bulkView } from './bulk.resolver';
 import type { BulkOptions } from './bulk-rows';
-import { csvRows } from './csv-rows';
 import { allBulkRows, getOwnBulk } from './read-bulks';
-import { startBulk } from './start-bulk';
+import { startCsvBulk } from './start-bulk';
 
 /** The columns of a bulk's rows as CSV (bulk-rows?format=csv). */
 const ROW_COLUMNS = ['position', 'key', 'status', 'session_id', 'session_status', 'error_code', 'error_message', 'error_fields'];
@@ -60,14 +58,8 @@ const csvUpload: NonNullable<RestRoute['multipart']> = {
     if (!received) throw AppError.missingFields(['file']);
     try {
       const em = services.orm.em.fork();
-      const template = await getOwnTemplate(em, actor, received.fields.template_id?.trim() || '-');
-      const bulk = await startBulk(
-        services,
-        em,
-        actor,
-        { template_id: template.id, options: optionsOf(received.fields.options), source: 'csv' },
-        csvRows(received.stream, template),
-      );
+      const request = { template_id: received.fields.template_id, options: optionsOf(received.fields.options) };
+      const bulk = await startCsvBulk(services, em, actor, request, received.stream);
       await received.complete;
       return bulkView(em, bulk);
     } finally {

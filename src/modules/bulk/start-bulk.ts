@@ -3,10 +3,12 @@ import type { Actor } from '../../platform/auth/actor';
 import { AppError } from '../../platform/errors';
 import { enqueue } from '../../platform/jobs/enqueue';
 import type { AppServices } from '../../platform/services';
+import type { Readable } from 'node:stream';
 import { getOwnTemplate } from '../templates';
 import { recordBulkWebhook } from './bulk-events';
 import { BULK_LIMITS } from './bulk-limits';
 import type { BulkOptions, BulkRowRequest } from './bulk-rows';
+import { csvRows } from './csv-rows';
 import { Bulk, BulkRow, type BulkRowError } from './bulk.entity';
 
 export const RUN_BULK_JOB = 'bulk.run';
@@ -107,4 +109,23 @@ function keyProblem(key: string | undefined, earlier: number | undefined): BulkR
     message: 'duplicate_key',
     errors: [{ field: 'key', problem: `the key of row ${earlier} of this bulk` }],
   };
+}
+
+/** A bulk from a CSV upload (both faces): the template checked first, then the rows read as the upload streams. */
+export async function startCsvBulk(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  request: { template_id?: string | null; options: BulkOptions },
+  csv: Readable,
+): Promise<Bulk> {
+  if (!request.template_id?.trim()) throw AppError.missingFields(['template_id']);
+  const template = await getOwnTemplate(em, actor, request.template_id.trim());
+  return startBulk(
+    services,
+    em,
+    actor,
+    { template_id: template.id, options: request.options, source: 'csv' },
+    csvRows(csv, template),
+  );
 }
