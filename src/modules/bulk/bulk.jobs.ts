@@ -12,8 +12,8 @@ export const bulkJobs: JobDefinition<any>[] = [
     // A slice of a bulk's rows, then its continuation: each job is short, and a lost one loses at most a chunk.
     name: RUN_BULK_JOB,
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 },
-    // Two slices at once per process (of one bulk or two): each claims its own rows.
-    concurrency: 2,
+    // Four slices at once per process (of one bulk or several): each claims its own rows.
+    concurrency: BULK_LIMITS.parallelJobs,
     async handle(services, data: { bulk_id: string }) {
       if ((await runBulkSlice(services, data.bulk_id)) === 'more')
         await enqueue(services.boss, null, [{ name: RUN_BULK_JOB, data }]);

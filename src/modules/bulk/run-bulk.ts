@@ -112,10 +112,11 @@ async function makeRow(
   const request = sessionRequestOf(at.template, at.bulk.options as BulkOptions, row.input);
   let outcome: { status: 'created'; sessionId: string } | { status: 'failed'; error: BulkRowError };
   try {
-    // Its own savepoint (a refusal after something was written, stamps not found, rolls back this row only), in a
-    // fork with an empty identity map: the unit of work then weighs this row's entities, not the whole chunk's.
+    // In the chunk's transaction, through a fork with an empty identity map (the unit of work then weighs this row's
+    // entities, not the whole chunk's). Nothing is written before createSession's own transaction, which nests as a
+    // savepoint: a refusal after something was written (stamps not found) rolls back this row only.
     const fork = tx.fork({ clear: true, keepTransactionContext: true });
-    const session = await fork.transactional((inner) => initializeFromTemplate(services, inner, at.actor, request));
+    const session = await initializeFromTemplate(services, fork, at.actor, request);
     outcome = { status: 'created', sessionId: session.id };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
