@@ -27,6 +27,8 @@ export interface AppConfig {
   queuePollIntervalSeconds: number;
   /** A running bulk whose job made no rows for this long is taken up again by the sweep (its worker died). */
   bulkStaleSeconds: number;
+  /** A bulk's invites go at most this many a second (each row's invites wait their turn in the queue). */
+  bulkInvitesPerSecond: number;
   trustProxy: string | undefined;
   /** `location_source: ip`: a provider URL template with `{ip}`; none by default (the address is still recorded). */
   ipGeolocationUrl?: string;

@@ -40,6 +40,7 @@ export const envSchema = z.object({
   RUN_WORKERS: bool.default(true),
   QUEUE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(1),
   BULK_STALE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  BULK_INVITES_PER_SECOND: z.coerce.number().min(0.1).max(1000).default(10),
   TRUST_PROXY: optionalString,
   IP_GEOLOCATION_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),

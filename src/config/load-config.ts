@@ -93,6 +93,7 @@ function appConfigOf(
     runWorkers: env.RUN_WORKERS,
     queuePollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
     bulkStaleSeconds: env.BULK_STALE_SECONDS,
+    bulkInvitesPerSecond: env.BULK_INVITES_PER_SECOND,
     trustProxy: env.TRUST_PROXY,
     ipGeolocationUrl: env.IP_GEOLOCATION_URL,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -16,7 +16,8 @@ describe('bulk send', () => {
   let employeeField: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    // One invite a second: the pacing shows in the delivery jobs' start times.
+    app = await startTestApp({ env: { BULK_INVITES_PER_SECOND: '1' } });
     owner = await app.createUser();
     const fileId = await uploadPdf(app, owner.token);
     const saved = await rest<any>(app, 'POST', '/templates/save', {
@@ -62,6 +63,7 @@ describe('bulk send', () => {
       json: {
         template_id: template.client_id,
         sign_type: 'suresign',
+        notification: { invite: true },
         rows: [
           { key: 'emp-1', signers: [joiner(1), hr], element_values: { [employeeField]: 'E-1' } },
           { key: 'emp-2', signers: [{ full_name: 'No contact' }, hr] },
@@ -108,6 +110,23 @@ describe('bulk send', () => {
     expect(session).toMatchObject({ template_id: template.client_id, status: 'pending', sign_type: 'suresign' });
     expect(session.signers.map((signer: any) => signer.full_name)).toEqual(['Joiner 1', 'Meera HR']);
     expect(session.signers[0].elements.find((element: any) => element.field_id === employeeField).value).toBe('E-1');
+
+    // Invites paced: row n's first signer's invite is not sent before n seconds after the bulk was sent.
+    const [{ created_at: sentAt }] = await app.services.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ created_at: Date }[]>('select created_at from bulks where id = ?', [bulk.client_id]);
+    for (const row of [rows[0], rows[4]]) {
+      const [job] = await app.services.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ start_after: Date }[]>(
+          `select j.start_after from pgboss.job j join notifications n on n.id = j.data->>'notification_id'
+            where j.name = 'notifications.deliver' and n.session_id = ? and n.kind = 'invite'`,
+          [row.session_id],
+        );
+      expect(new Date(job!.start_after).getTime()).toBeGreaterThanOrEqual(new Date(sentAt).getTime() + row.position * 1000 - 5);
+    }
 
     // Only failed rows, and the whole bulk as CSV with what each row became.
     expect((await rowsOf(bulk.client_id, { status: 'failed' })).items.map((row: any) => row.position)).toEqual([1, 2, 3, 5]);

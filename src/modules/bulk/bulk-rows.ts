@@ -1,4 +1,4 @@
-import type { StampRequestInput } from '../esign';
+import type { NotificationInput, StampRequestInput } from '../esign';
 import type { InitializeFromTemplateRequest, Template } from '../templates';
 
 /** What a bulk row may say about each template signer: who they are and how to reach them. */
@@ -17,8 +17,13 @@ export interface BulkRowRequest {
   stamp?: StampRequestInput | null;
 }
 
-/** The session options every row of a bulk gets: initialize-from-template's, without its signers. */
-export type BulkOptions = Omit<InitializeFromTemplateRequest, 'template_id' | 'signers'>;
+/**
+ * The session options every row of a bulk gets: initialize-from-template's, without its signers; and `notification`,
+ * the messages every signer of every row gets (as a signer's `notification` in initialize-esign; none by default).
+ */
+export type BulkOptions = Omit<InitializeFromTemplateRequest, 'template_id' | 'signers'> & {
+  notification?: NotificationInput | null;
+};
 
 /**
  * The initialize-from-template request a row stands for: its contacts as the template's signers, each value given to
@@ -36,12 +41,14 @@ export function sessionRequestOf(
   });
   const values = template.signers.map(() => ({}) as Record<string, unknown>);
   for (const [fieldId, value] of Object.entries(row.element_values ?? {})) values[owner.get(fieldId) ?? 0]![fieldId] = value;
+  const { notification, ...session } = options;
   const signers = (row.signers ?? []).map((contact, index) => ({
     full_name: contact?.full_name ?? null,
     email: contact?.email ?? null,
     mobile: contact?.mobile ?? null,
     country_code: contact?.country_code ?? null,
     element_values: values[index] ?? null,
+    notification: notification ?? null,
   }));
-  return { ...options, template_id: template.id, signers, stamp: row.stamp ?? options.stamp ?? null };
+  return { ...session, template_id: template.id, signers, stamp: row.stamp ?? options.stamp ?? null };
 }

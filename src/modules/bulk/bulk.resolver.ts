@@ -8,7 +8,7 @@ import { eventContext, type RequestContext } from '../../platform/graphql/contex
 import { PageArgs } from '../../platform/graphql/paging';
 import { startingWith } from '../../platform/graphql/starting-point';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SessionOptionsArgs } from '../esign';
+import { NotificationInput, SessionOptionsArgs } from '../esign';
 import { bulkTopic } from './bulk-events';
 import type { BulkOptions } from './bulk-rows';
 import { Bulk } from './bulk.entity';
@@ -24,6 +24,13 @@ export class BulkSendArgs extends SessionOptionsArgs {
 
   @Field(() => [BulkRowInput], { nullable: true, description: 'The recipients, one session each: 1 to 10,000 rows.' })
   rows?: BulkRowInput[] | null;
+
+  @Field(() => NotificationInput, {
+    nullable: true,
+    description:
+      'The messages every signer of every row gets (invite, completion...), as a signer’s `notification`; none by default.',
+  })
+  notification?: NotificationInput | null;
 }
 
 @ArgsType()

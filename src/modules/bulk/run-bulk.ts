@@ -116,7 +116,9 @@ async function makeRow(
     // entities, not the whole chunk's). Nothing is written before createSession's own transaction, which nests as a
     // savepoint: a refusal after something was written (stamps not found) rolls back this row only.
     const fork = tx.fork({ clear: true, keepTransactionContext: true });
-    const session = await initializeFromTemplate(services, fork, at.actor, request);
+    // Invites paced: row n's go n / BULK_INVITES_PER_SECOND seconds after the bulk was sent, never in one burst.
+    const invitesNotBefore = new Date(at.bulk.createdAt.getTime() + (row.position / services.config.bulkInvitesPerSecond) * 1000);
+    const session = await initializeFromTemplate(services, fork, at.actor, request, invitesNotBefore);
     outcome = { status: 'created', sessionId: session.id };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

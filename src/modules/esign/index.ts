@@ -29,6 +29,7 @@ export { documentIndex, requestedDocuments, type RequestedDocument } from './ses
 export {
   DocumentInput,
   ElementInput,
+  NotificationInput,
   SignerInput,
   SignerLayoutInput,
   StampRequestInput,

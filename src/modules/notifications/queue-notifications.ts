@@ -28,6 +28,8 @@ export interface NotificationDraft {
   htmlBody?: string;
   mime?: string;
   notAfter?: Date;
+  /** Not sent before this time (a bulk's invites, paced): the delivery job starts after it. */
+  notBefore?: Date;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function queueNotifications(
 ): Promise<string[]> {
   if (drafts.length === 0) return [];
   const write = async (tx: EntityManager) => {
-    const rows = drafts.map(({ notAfter: _notAfter, session, signer, ...draft }) =>
+    const rows = drafts.map(({ notAfter: _notAfter, notBefore: _notBefore, session, signer, ...draft }) =>
       tx.create(Notification, {
         ...draft,
         session: session && tx.getReference<RowRef>('EsignSession', session.id),
@@ -55,7 +57,7 @@ export async function queueNotifications(
       tx,
       deliveryJobs(
         services,
-        rows.map((row, i) => ({ id: row.id, notAfter: drafts[i].notAfter })),
+        rows.map((row, i) => ({ id: row.id, notAfter: drafts[i].notAfter, notBefore: drafts[i].notBefore })),
       ),
     );
     return rows.map((row) => row.id);
@@ -78,11 +80,15 @@ export async function dispatchNotifications(services: AppServices, ids: readonly
   );
 }
 
-function deliveryJobs(services: AppServices, rows: { id: string; notAfter?: Date }[]): PgBoss.JobInsert<DeliverJobData>[] {
+function deliveryJobs(
+  services: AppServices,
+  rows: { id: string; notAfter?: Date; notBefore?: Date }[],
+): PgBoss.JobInsert<DeliverJobData>[] {
   const { retryLimit, retryDelaySeconds } = services.config.notifications;
   return rows.map((row) => ({
     id: deliveryJobId(row.id),
     name: DELIVER_JOB,
+    ...(row.notBefore && { startAfter: row.notBefore }),
     data: { notification_id: row.id, ...(row.notAfter ? { not_after: row.notAfter.toISOString() } : {}) },
     retryLimit,
     retryDelay: retryDelaySeconds,

@@ -53,6 +53,8 @@ export async function initializeFromTemplate(
   em: EntityManager,
   actor: Actor,
   request: InitializeFromTemplateRequest,
+  /** A bulk's row: when its invites may go at the earliest (the bulk paces them). */
+  invitesNotBefore?: Date,
 ): Promise<EsignSession> {
   if (!request.template_id) throw AppError.badRequest([{ field: 'template_id', problem: 'required' }]);
   const template = await getOwnTemplate(em, actor, request.template_id);
@@ -89,7 +91,7 @@ export async function initializeFromTemplate(
       throw new AppError('bad_request', { errors: error.errors, cause: error });
     throw error;
   }
-  return createSession(services, em, actor, plan, { template, version: template.version });
+  return createSession(services, em, actor, plan, { template, version: template.version }, invitesNotBefore);
 }
 
 function mergeSigner(

@@ -34,6 +34,8 @@ export async function createSession(
   actor: Actor,
   plan: SessionPlan,
   origin?: { template: RowRef; version: number },
+  /** When the invites may go at the earliest (a bulk paces its invites); absent: at once. */
+  invitesNotBefore?: Date,
 ): Promise<EsignSession> {
   // A certified document whose permissions forbid what the session adds is refused before anything is written.
   const stamped = await refuseForbiddenByCertification(services, plan);
@@ -82,7 +84,7 @@ export async function createSession(
       // The first signer's turn starts now (every signer's, in a parallel session); the invites' delivery jobs
       // commit with the session.
       for (const signer of plan.signingOrder === 'parallel' ? signers : [signers[0]]) {
-        await queueInvite(services, tx, created, signer);
+        await queueInvite(services, tx, created, signer, { notBefore: invitesNotBefore });
       }
       auditCreation(tx, created, actor, { signers: signers.length, documents, origin });
       // The expiry job commits with the session: it only ever sees a session that exists (the sweep stays

@@ -60,9 +60,9 @@ async function draftFor(
   kind: NotificationKind,
   address: Address,
   message: RenderedMessage,
-  extra: { notAfter?: Date; otp?: { code: string; origin: string } } = {},
+  extra: { notAfter?: Date; notBefore?: Date; otp?: { code: string; origin: string } } = {},
 ): Promise<NotificationDraft> {
-  const base = { user: session.user, session, signer, kind, ...address, notAfter: extra.notAfter };
+  const base = { user: session.user, session, signer, kind, ...address, notAfter: extra.notAfter, notBefore: extra.notBefore };
   if (address.channel !== 'email') return { ...base, textBody: message.short };
   const brand = brandOf(services, session);
   return {
@@ -96,7 +96,7 @@ export async function queueInvite(
   tx: EntityManager,
   session: EsignSession,
   signer: Signer,
-  options: { byHand?: boolean; reminder?: boolean } = {},
+  options: { byHand?: boolean; reminder?: boolean; notBefore?: Date } = {},
 ): Promise<string[]> {
   // An owner who resends by hand asks for it: the signer's `invite` flag is about the automatic one.
   if (!signer.notification.invite && !options.byHand) return [];
@@ -118,6 +118,7 @@ export async function queueInvite(
         options.reminder ? 'reminder' : 'invite',
         address,
         options.reminder ? reminderOf(message) : message,
+        { notBefore: options.notBefore },
       ),
     ),
   );
