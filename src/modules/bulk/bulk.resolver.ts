@@ -7,14 +7,13 @@ import { ownedOrNotFound } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
 import { PageArgs } from '../../platform/graphql/paging';
 import { startingWith } from '../../platform/graphql/starting-point';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotificationInput, SessionOptionsArgs } from '../esign';
 import { bulkTopic } from './bulk-events';
 import type { BulkOptions } from './bulk-rows';
 import { Bulk } from './bulk.entity';
 import { BulkPageType, BulkRowInput, BulkRowPageType, BulkType, toBulkRowView, toBulkView } from './bulk.types';
 import { cancelBulk } from './cancel-bulk';
-import { bulkCounts, getOwnBulk, listOwnBulks, pageBulkRows } from './read-bulks';
+import { bulkCounts, bulkView, getOwnBulk, listOwnBulks, pageBulkRows } from './read-bulks';
 import { startBulk, startCsvBulk } from './start-bulk';
 
 @ArgsType()
@@ -45,11 +44,6 @@ class BulkRowsArgs extends PageArgs {
 /** An upload part that failed before its rows could be read. */
 function csvUploadRefusal(error: unknown): AppError {
   return new AppError('bad_request', { errors: [{ field: 'file', problem: 'the upload could not be read' }], cause: error });
-}
-
-/** A bulk with its counts, read now. */
-export async function bulkView(em: EntityManager, bulk: Bulk): Promise<BulkType> {
-  return toBulkView(bulk, (await bulkCounts(em, [bulk.id])).get(bulk.id)!);
 }
 
 @Resolver(() => BulkType)

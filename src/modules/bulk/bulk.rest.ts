@@ -2,9 +2,8 @@ import { AppError } from '../../platform/errors';
 import { csvLine } from '../../platform/csv';
 import { receiveMultipartFile } from '../../platform/rest/multipart';
 import type { RestFormat, RestRoute } from '../../platform/rest/route';
-import { bulkView } from './bulk.resolver';
 import type { BulkOptions } from './bulk-rows';
-import { allBulkRows, getOwnBulk } from './read-bulks';
+import { allBulkRows, bulkView, getOwnBulk } from './read-bulks';
 import { startCsvBulk } from './start-bulk';
 
 /** The columns of a bulk's rows as CSV (bulk-rows?format=csv). */

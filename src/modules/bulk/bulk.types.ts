@@ -2,8 +2,13 @@ import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { StampRequestInput } from '../esign';
 import { MaxItems } from '../../platform/graphql/operation-limits';
-import type { BulkCounts } from './read-bulks';
-import type { Bulk, BulkRow } from './bulk.entity';
+import type { Bulk, BulkRow, BulkRowStatus } from './bulk.entity';
+
+export interface BulkCounts {
+  rows: Record<BulkRowStatus, number>;
+  /** The sessions the bulk made, by their status now (they move as their signers sign). */
+  sessions: Record<string, number>;
+}
 
 @InputType('BulkSignerInput', { description: 'A template signer of a bulk row: who signs, and how to reach them.' })
 export class BulkSignerInput {

@@ -3,6 +3,7 @@ import type { Actor } from '../../platform/auth/actor';
 import { AppError } from '../../platform/errors';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
 import { Bulk, BulkRow, type BulkRowStatus } from './bulk.entity';
+import { toBulkView, type BulkCounts, type BulkType } from './bulk.types';
 
 const ROW_STATUSES: readonly BulkRowStatus[] = ['queued', 'created', 'failed', 'skipped'];
 
@@ -19,12 +20,6 @@ export function listOwnBulks(em: EntityManager, actor: Actor, args: { page?: num
   return em
     .find(Bulk, { user: actor.userId }, { orderBy: { createdAt: 'desc', id: 'asc' }, offset, limit: limit + 1 })
     .then((rows) => pageOf(rows, limit));
-}
-
-export interface BulkCounts {
-  rows: Record<BulkRowStatus, number>;
-  /** The sessions the bulk made, by their status now (they move as their signers sign). */
-  sessions: Record<string, number>;
 }
 
 /** Rows by state and the sessions made by state, for each bulk, in two grouped reads. */
@@ -89,4 +84,9 @@ export async function* allBulkRows(em: EntityManager, bulkId: string, batch = 10
     yield rows;
     after = rows.at(-1)!.position;
   }
+}
+
+/** A bulk with its counts, read now. */
+export async function bulkView(em: EntityManager, bulk: Bulk): Promise<BulkType> {
+  return toBulkView(bulk, (await bulkCounts(em, [bulk.id])).get(bulk.id)!);
 }
