@@ -165,6 +165,24 @@ describe('envelopes: Aadhaar signing of several documents, all or nothing', () =
     expect(started.body.data.batch).toEqual({ number: 1, of: 2, documents: 5 });
   });
 
+  it('a held batch waits as long as the next batch may take', async () => {
+    const { clientId, token } = await aadhaarEnvelope(6);
+    expect((await signAsAadhaar(app, token)).body.data.signer.esp_transaction.status).toBe('held');
+    // The held batch's window would end before the next one's: starting the next keeps it as long.
+    await sql(`update esp_transactions set expires_at = now() + interval '30 seconds' where session_id = ? and status = 'held'`, [
+      clientId,
+    ]);
+    const started = await signerApi(app, 'POST', '/esp/start', token, { consent: true });
+    expect(started.body.data.batch).toMatchObject({ number: 2, of: 2 });
+    const rows = await sql<{ status: string; expires_at: Date }>(
+      `select status, expires_at from esp_transactions where session_id = ? and status in ('held', 'pending')`,
+      [clientId],
+    );
+    const held = rows.find((row) => row.status === 'held')!;
+    const pending = rows.find((row) => row.status === 'pending')!;
+    expect(new Date(held.expires_at).getTime()).toBeGreaterThanOrEqual(new Date(pending.expires_at).getTime());
+  });
+
   it('an ESP that signs one of three hashes wrongly: the whole transaction is refused, no document is signed', async () => {
     const { clientId, token } = await aadhaarEnvelope(3, { max_retry: 3 });
     const started = await signerApi(app, 'POST', '/esp/start', token, { consent: true });

@@ -19,7 +19,7 @@ import {
 } from '../../signing';
 import { assertChecksPassed } from '../checks/checks';
 import { failedAnswer, notAnswerable, type EspAnswer } from './esp-answer-checks';
-import { heldBatchesOf, heldSignatures, holdBatch, nextBatch } from './esp-batches';
+import { heldBatchesOf, heldSignatures, holdBatch, keepHeldFor, nextBatch } from './esp-batches';
 import { handOverThroughServer, type EspStart } from './esp-handoff';
 import { discardPrepared, expire, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
 import { prepareSignatures, requestForEsp } from './esp-request';
@@ -76,6 +76,7 @@ export async function startAadhaarEsign(
       signingTime: now,
       expiresAt: new Date(now.getTime() + esp.timeoutSeconds * 1000),
     });
+    keepHeldFor(next.held, transaction);
     const request = await requestForEsp(services, tx, esp, { session, signer, txn, documents });
     recordAudit(tx, {
       session,

@@ -33,6 +33,8 @@ export interface NextBatch {
   positions: number[];
   batch: number;
   batchCount: number;
+  /** The batches held before it, still good: they wait for this one (keepHeldFor). */
+  held: EspTransaction[];
   /** Held batches that could no longer be completed and were voided here: their bytes go after the commit. */
   voided: EspTransaction[];
 }
@@ -54,7 +56,15 @@ export async function nextBatch(
   const problem = heldProblem(held, { signer, current, now, batchCount: batches.length, expected: held.length });
   const voided = problem ? voidHeld(tx, at, held, problem) : [];
   if (problem) held = [];
-  return { positions: batches[held.length]!, batch: held.length + 1, batchCount: batches.length, voided };
+  return { positions: batches[held.length]!, batch: held.length + 1, batchCount: batches.length, held, voided };
+}
+
+/**
+ * The held batches wait as long as the batch just started may take: their window is at least its own, so an answer
+ * that comes in time for the new batch never finds the earlier ones lapsed.
+ */
+export function keepHeldFor(held: EspTransaction[], started: Pick<EspTransaction, 'expiresAt'>): void {
+  for (const batch of held) if (batch.expiresAt < started.expiresAt) batch.expiresAt = started.expiresAt;
 }
 
 /**
