@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { StoredFile } from '../files';
+import type { AppServices } from '../../platform/services';
+import { storeBytes, type StoredFile } from '../files';
 import { documentOf, type StoredElement } from './elements/stored-element';
 import { EsignDocument, type EsignSession } from './esign-session.entity';
 
@@ -44,6 +45,27 @@ export function documentsSignedBy(signer: { elements: StoredElement[] }, documen
 export function setCurrentPdf(session: EsignSession, document: EsignDocument, file: StoredFile): void {
   document.currentPdfFile = file;
   if (document.position === 0) session.currentPdfFile = file;
+}
+
+/**
+ * A new revision of a document (its preparation, a signature): the bytes stored as the owner's PDF under the
+ * document's name, with the page count of the PDF it follows, and made the document's current PDF.
+ */
+export async function storeRevision(
+  services: AppServices,
+  tx: EntityManager,
+  at: { session: EsignSession; document: EsignDocument; pageCount: number | undefined },
+  bytes: Uint8Array,
+): Promise<StoredFile> {
+  const { session, document, pageCount } = at;
+  const file = await storeBytes(
+    services.blobs,
+    tx,
+    { ownerId: session.user.id, kind: 'pdf', name: document.name, mime: 'application/pdf', pageCount },
+    bytes,
+  );
+  setCurrentPdf(session, document, file);
+  return file;
 }
 
 export interface DocumentSummary {

@@ -11,8 +11,8 @@ export {
   documentsSignedBy,
   documentSummary,
   elementsOn,
-  setCurrentPdf,
   stampShiftOf,
+  storeRevision,
 } from './documents';
 export { documentOf } from './elements/stored-element';
 export type { SignerLocation, StoredElement } from './signers/signer-state';

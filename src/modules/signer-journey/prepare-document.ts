@@ -5,7 +5,7 @@ import {
   documentsOf,
   documentsSignedBy,
   elementsOn,
-  setCurrentPdf,
+  storeRevision,
   stampShiftOf,
   type EsignDocument,
   EsignSession,
@@ -17,7 +17,7 @@ import {
   signerFills,
   type StoredElement,
 } from '../esign/signer-side';
-import { StoredFile, storeBytes } from '../files';
+import { StoredFile } from '../files';
 import type { ImagePlacement } from '../signing';
 
 /** The name of a signer's signature field in the working PDF. */
@@ -103,13 +103,7 @@ export async function ensurePrepared(services: AppServices, tx: EntityManager, s
       position: document.position,
       assets,
     });
-    const file = await storeBytes(
-      services.blobs,
-      tx,
-      { ownerId: session.user.id, kind: 'pdf', name: document.name, mime: 'application/pdf', pageCount: current.pageCount },
-      prepared,
-    );
-    setCurrentPdf(session, document, file);
+    await storeRevision(services, tx, { session, document, pageCount: current.pageCount }, prepared);
   }
   session.preparedAt = new Date();
   await tx.flush();

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../../platform/auth/actor';
 import type { AppServices } from '../../../platform/services';
-import { documentsOf, documentsSignedBy, elementsOn, stampShiftOf } from '../documents';
+import { documentsOf, documentsSignedBy, documentSummary, elementsOn, stampShiftOf } from '../documents';
 import { Signer } from '../esign-session.entity';
 import { getOwnSession } from '../session/own-session';
 import type { EsignDocumentType } from './document.types';
@@ -25,11 +25,7 @@ export async function readOwnDocuments(
         signed_at: signer.completedAt ?? null,
       }));
     return {
-      document_id: document.id,
-      position: document.position,
-      name: document.name,
-      file_id: document.file.id,
-      current_pdf_file_id: document.currentPdfFile.id,
+      ...documentSummary(document),
       stamp_page_count: stampShiftOf(session, document.position),
       status: signatures.every((signature) => signature.status === 'completed') ? 'completed' : 'pending',
       signatures,

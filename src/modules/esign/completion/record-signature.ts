@@ -4,7 +4,7 @@ import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { StoredFile, storeBytes } from '../../files';
 import { EsignSession, Signer, type EsignDocument } from '../esign-session.entity';
-import { documentsOf, documentSummary, setCurrentPdf } from '../documents';
+import { documentsOf, documentSummary, storeRevision } from '../documents';
 import { queueCompletion, queueInvite } from '../signers/signer-messages';
 import { settleSessionStamps } from '../../stamps';
 import { publishSignerChange, recordSessionWebhook } from '../session-events';
@@ -44,13 +44,7 @@ export async function recordSignature(
       const signed = input.signedPdfs.get(document.position);
       if (!signed) continue;
       const current = await tx.findOneOrFail(StoredFile, { id: document.currentPdfFile.id });
-      const file = await storeBytes(
-        services.blobs,
-        tx,
-        { ownerId: session.user.id, kind: 'pdf', name: document.name, mime: 'application/pdf', pageCount: current.pageCount },
-        signed,
-      );
-      setCurrentPdf(session, document, file);
+      await storeRevision(services, tx, { session, document, pageCount: current.pageCount }, signed);
       changed.push(document);
     }
 
