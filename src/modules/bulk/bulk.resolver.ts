@@ -57,7 +57,7 @@ export class BulkResolver {
       ctx.services,
       ctx.em,
       ctx.actor,
-      { template_id: templateId, options: options as BulkOptions, source: 'json' },
+      { template_id: templateId, options: options as BulkOptions },
       rows ?? [],
     );
     return bulkView(ctx.em, bulk);

@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors';
 import { enqueue } from '../../platform/jobs/enqueue';
 import type { AppServices } from '../../platform/services';
 import type { Readable } from 'node:stream';
-import { getOwnTemplate } from '../templates';
+import { getOwnTemplate, type Template } from '../templates';
 import { recordBulkWebhook } from './bulk-events';
 import { BULK_LIMITS } from './bulk-limits';
 import type { BulkOptions, BulkRowRequest } from './bulk-rows';
@@ -27,11 +27,39 @@ export async function startBulk(
   services: AppServices,
   em: EntityManager,
   actor: Actor,
-  request: { template_id?: string | null; options: BulkOptions; source: 'json' | 'csv' },
+  request: { template_id?: string | null; options: BulkOptions },
+  rows: Iterable<BulkRowRequest>,
+): Promise<Bulk> {
+  const template = await ownTemplate(em, actor, request.template_id);
+  return storeBulk(services, em, actor, { template, options: request.options, source: 'json' }, rows);
+}
+
+/** A bulk from a CSV upload (both faces): the template checked first, then the rows read as the upload streams. */
+export async function startCsvBulk(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  request: { template_id?: string | null; options: BulkOptions },
+  csv: Readable,
+): Promise<Bulk> {
+  const template = await ownTemplate(em, actor, request.template_id);
+  return storeBulk(services, em, actor, { template, options: request.options, source: 'csv' }, csvRows(csv, template));
+}
+
+function ownTemplate(em: EntityManager, actor: Actor, templateId: string | null | undefined): Promise<Template> {
+  if (!templateId?.trim()) throw AppError.missingFields(['template_id']);
+  return getOwnTemplate(em, actor, templateId.trim());
+}
+
+/** The bulk, its rows and its jobs, in one transaction (startBulk's rules). */
+async function storeBulk(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  request: { template: Template; options: BulkOptions; source: 'json' | 'csv' },
   rows: AsyncIterable<BulkRowRequest> | Iterable<BulkRowRequest>,
 ): Promise<Bulk> {
-  if (!request.template_id?.trim()) throw AppError.missingFields(['template_id']);
-  const template = await getOwnTemplate(em, actor, request.template_id.trim());
+  const { template } = request;
   return em.transactional(async (tx) => {
     // Counted under the account's row lock, so two bulks sent at once cannot both take the last place.
     await tx
@@ -109,23 +137,4 @@ function keyProblem(key: string | undefined, earlier: number | undefined): BulkR
     message: 'duplicate_key',
     errors: [{ field: 'key', problem: `the key of row ${earlier} of this bulk` }],
   };
-}
-
-/** A bulk from a CSV upload (both faces): the template checked first, then the rows read as the upload streams. */
-export async function startCsvBulk(
-  services: AppServices,
-  em: EntityManager,
-  actor: Actor,
-  request: { template_id?: string | null; options: BulkOptions },
-  csv: Readable,
-): Promise<Bulk> {
-  if (!request.template_id?.trim()) throw AppError.missingFields(['template_id']);
-  const template = await getOwnTemplate(em, actor, request.template_id.trim());
-  return startBulk(
-    services,
-    em,
-    actor,
-    { template_id: template.id, options: request.options, source: 'csv' },
-    csvRows(csv, template),
-  );
 }
