@@ -13,7 +13,7 @@ export const BULK_LIMITS = {
    * four keep two cores busy (bench: 73 rows/s with two, 155 with four, 164 with eight).
    */
   parallelJobs: 4,
-  /** Rows made into sessions in one database transaction (each row its own savepoint). */
+  /** Rows made into sessions in one database transaction (those that plan, written together). */
   chunkRows: 25,
   /** A job makes rows for about this long, then queues its continuation (jobs stay short; a killed one loses little). */
   sliceMs: 10_000,

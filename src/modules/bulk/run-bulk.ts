@@ -2,7 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
-import { initializeFromTemplate, Template } from '../templates';
+import {
+  cachedReferences,
+  certificationReader,
+  createSessions,
+  refuseForbiddenByCertification,
+  type SessionToCreate,
+} from '../esign';
+import { originOf, planFromTemplate, prepareTemplate, Template, type PreparedTemplate } from '../templates';
 import { announceBulkProgress, publishBulkChange, recordBulkWebhook } from './bulk-events';
 import { BULK_LIMITS } from './bulk-limits';
 import { sessionRequestOf, type BulkOptions, type BulkRowRequest } from './bulk-rows';
@@ -48,9 +55,10 @@ export async function runBulkSlice(services: AppServices, bulkId: string): Promi
 }
 
 /**
- * One chunk: the next queued rows in order that no other job holds, each made or failed. The bulk row is held in
- * KEY SHARE meanwhile: chunks run side by side, and a cancel (FOR UPDATE) waits for them and sees their rows made.
- * Answers how many rows it took (0: none left to take, or the bulk ended).
+ * One chunk: the next queued rows in order that no other job holds, each made or failed, and every row's outcome
+ * written by one statement. The bulk row is held in KEY SHARE meanwhile: chunks run side by side, and a cancel (FOR
+ * UPDATE) waits for them and sees their rows made. Answers how many rows it took (0: none left to take, or the bulk
+ * ended).
  */
 async function makeChunk(
   services: AppServices,
@@ -63,7 +71,7 @@ async function makeChunk(
     .getConnection()
     .execute<{ status: string }[]>('select status from bulks where id = ? for key share', [bulk.id], 'all', context);
   if (!state || state.status === 'completed' || state.status === 'cancelled') return 0;
-  // Read and written by SQL, not through the unit of work (each row's session is made in a fork of its own).
+  // Read and written by SQL, not through the unit of work.
   const rows = await tx.getConnection().execute<QueuedRow[]>(
     `select position, input from bulk_rows where bulk_id = ? and status = 'queued'
         order by position limit ? for update skip locked`,
@@ -71,7 +79,16 @@ async function makeChunk(
     'all',
     context,
   );
-  for (const row of rows) await makeRow(services, tx, at, row);
+  if (rows.length === 0) return 0;
+  const outcomes = await makeRows(services, tx, at, rows);
+  await tx.getConnection().execute(
+    `update bulk_rows set status = row.status, session_id = row.session_id, error = row.error, done_at = now()
+       from jsonb_to_recordset(?::jsonb) as row(position integer, status text, session_id text, error jsonb)
+      where bulk_rows.bulk_id = ? and bulk_rows.position = row.position`,
+    [JSON.stringify(rows.map((row) => ({ position: row.position, ...outcomes.get(row.position)! }))), bulk.id],
+    'all',
+    context,
+  );
   return rows.length;
 }
 
@@ -102,40 +119,88 @@ interface QueuedRow {
   input: BulkRowRequest;
 }
 
-/** One row: the session initialize-from-template makes of it, or its refusal, written on the row. */
-async function makeRow(
+type RowOutcome = { status: 'created'; session_id: string } | { status: 'failed'; error: BulkRowError };
+
+const failure = (error: AppError): RowOutcome => ({
+  status: 'failed',
+  error: { code: error.code, message: error.message, errors: error.errors ?? [] },
+});
+
+/**
+ * The chunk's rows, each planned exactly as initialize-from-template plans it (same checks, same refusals), with the
+ * template, its documents and what the rows refer to read once for the chunk. The rows that plan are created
+ * together, one statement per table; a row with a stamp is created alone, in a savepoint of its own, so that stamps
+ * not found roll back that row only. Answers each row's outcome by position.
+ */
+async function makeRows(
   services: AppServices,
   tx: EntityManager,
   at: { bulk: Bulk; template: Template; actor: Actor },
-  row: QueuedRow,
-): Promise<void> {
-  const request = sessionRequestOf(at.template, at.bulk.options as BulkOptions, row.input);
-  let outcome: { status: 'created'; sessionId: string } | { status: 'failed'; error: BulkRowError };
+  rows: QueuedRow[],
+): Promise<Map<number, RowOutcome>> {
+  const outcomes = new Map<number, RowOutcome>();
+  let prepared: PreparedTemplate;
   try {
-    // In the chunk's transaction, through a fork with an empty identity map (the unit of work then weighs this row's
-    // entities, not the whole chunk's). Nothing is written before createSession's own transaction, which nests as a
-    // savepoint: a refusal after something was written (stamps not found) rolls back this row only.
-    const fork = tx.fork({ clear: true, keepTransactionContext: true });
-    // Invites paced: row n's go n / BULK_INVITES_PER_SECOND seconds after the bulk was sent, never in one burst.
-    const invitesNotBefore = new Date(at.bulk.createdAt.getTime() + (row.position / services.config.bulkInvitesPerSecond) * 1000);
-    const session = await initializeFromTemplate(services, fork, at.actor, request, invitesNotBefore);
-    outcome = { status: 'created', sessionId: session.id };
+    prepared = await prepareTemplate(tx, at.actor, at.template.id);
+  } catch (error) {
+    // The template is gone (deleted since the bulk was sent): every row fails as initialize-from-template would.
+    if (!(error instanceof AppError)) throw error;
+    for (const row of rows) outcomes.set(row.position, failure(error));
+    return outcomes;
+  }
+  const references = cachedReferences(tx, at.actor);
+  const certifications = certificationReader(services);
+  const together: { position: number; item: SessionToCreate & { stamped: Buffer } }[] = [];
+  for (const row of rows) {
+    try {
+      const plan = await planFromTemplate(
+        services,
+        references,
+        prepared,
+        sessionRequestOf(prepared.template, at.bulk.options as BulkOptions, row.input),
+      );
+      const stamped = await refuseForbiddenByCertification(services, plan, certifications);
+      // Invites paced: row n's go n / BULK_INVITES_PER_SECOND seconds after the bulk was sent, never in one burst.
+      const invitesNotBefore = new Date(
+        at.bulk.createdAt.getTime() + (row.position / services.config.bulkInvitesPerSecond) * 1000,
+      );
+      const item = { plan, origin: originOf(prepared), invitesNotBefore, stamped };
+      if (plan.stamp) outcomes.set(row.position, await createAlone(services, tx, at.actor, item));
+      else together.push({ position: row.position, item });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      outcomes.set(row.position, failure(error));
+    }
+  }
+  if (together.length === 0) return outcomes;
+  try {
+    const sessions = await createSessions(
+      services,
+      tx,
+      at.actor,
+      together.map(({ item }) => item),
+    );
+    together.forEach(({ position }, index) => outcomes.set(position, { status: 'created', session_id: sessions[index]!.id }));
+  } catch (error) {
+    // Not expected of planned rows; should one refuse, it fails alone and the others are made one by one.
+    if (!(error instanceof AppError)) throw error;
+    for (const { position, item } of together) outcomes.set(position, await createAlone(services, tx, at.actor, item));
+  }
+  return outcomes;
+}
+
+/** One row's session in a savepoint of its own (createSessions nests in the chunk's transaction). */
+async function createAlone(
+  services: AppServices,
+  tx: EntityManager,
+  actor: Actor,
+  item: SessionToCreate & { stamped: Buffer },
+): Promise<RowOutcome> {
+  try {
+    const [session] = await createSessions(services, tx, actor, [item]);
+    return { status: 'created', session_id: session!.id };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    outcome = { status: 'failed', error: { code: error.code, message: error.message, errors: error.errors ?? [] } };
+    return failure(error);
   }
-  await tx
-    .getConnection()
-    .execute(
-      `update bulk_rows set status = ?, session_id = ?, error = ?, done_at = now() where bulk_id = ? and position = ?`,
-      [
-        outcome.status,
-        outcome.status === 'created' ? outcome.sessionId : null,
-        outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
-        at.bulk.id,
-        row.position,
-      ],
-      'all',
-      tx.getTransactionContext(),
-    );
 }

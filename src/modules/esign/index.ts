@@ -23,8 +23,11 @@ import { StampSessionResolver } from './api/stamp-session.resolver';
 import { SignatureVerificationResolver } from './api/verify.resolver';
 
 export { EsignSession, Signer, type SignType } from './esign-session.entity';
-export { createSession } from './session/initialize-esign';
-export { planSession, type DocumentPlan } from './session/plan-session';
+export { createSession, createSessions, type SessionToCreate } from './session/initialize-esign';
+export { planSession } from './session/plan-session';
+export type { DocumentPlan, SessionPlan } from './session/session-plan';
+export { cachedReferences, referencesOf, type SessionReferences } from './session/check-references';
+export { certificationReader, refuseForbiddenByCertification } from './session/document-certification';
 export { documentIndex, requestedDocuments, type RequestedDocument } from './session/plan-documents';
 export {
   DocumentInput,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../platform/services';
-import { recordWebhookEvent, type WebhookEventType } from '../webhooks';
+import { recordWebhookEvent, recordWebhookEvents, type NewWebhookEvent, type WebhookEventType } from '../webhooks';
 import type { EsignSession } from './esign-session.entity';
 import type { FieldValue } from './elements/field-values';
 import type { DocumentSummary } from './documents';
@@ -51,10 +51,30 @@ export function recordSessionWebhook(
 ): Promise<string | null> {
   const attributes = { ...(signerId ? { signer_id: signerId } : {}), ...extra };
   return recordWebhookEvent(services, em, {
+    ...sessionWebhookEvent(session, type),
+    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+  });
+}
+
+/** The same event about many sessions at once (a bulk's chunk, created together). */
+export async function recordSessionsWebhook(
+  services: AppServices,
+  em: EntityManager,
+  sessions: readonly { id: string; userId: string }[],
+  type: Extract<WebhookEventType, `esign.${string}`>,
+): Promise<void> {
+  await recordWebhookEvents(
+    services,
+    em,
+    sessions.map((session) => sessionWebhookEvent(session, type)),
+  );
+}
+
+function sessionWebhookEvent(session: { id: string; userId: string }, type: WebhookEventType): NewWebhookEvent {
+  return {
     userId: session.userId,
     type,
     resourceId: session.id,
     read: { operation: 'Query.esignSession', variables: { client_id: session.id } },
-    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
-  });
+  };
 }

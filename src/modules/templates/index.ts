@@ -7,7 +7,14 @@ import { Template } from './template.entity';
 import { TemplateResolver } from './template.resolver';
 import { templateRestRoutes } from './templates.rest';
 
-export { initializeFromTemplate, type InitializeFromTemplateRequest } from './initialize-from-template';
+export {
+  initializeFromTemplate,
+  originOf,
+  planFromTemplate,
+  prepareTemplate,
+  type InitializeFromTemplateRequest,
+  type PreparedTemplate,
+} from './initialize-from-template';
 export { getOwnTemplate } from './read-templates';
 export { Template } from './template.entity';
 

@@ -2,13 +2,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
 import type { AppServices } from '../../platform/services';
 import {
+  type DocumentPlan,
   type EsignSession,
   assetOf,
   createSession,
   kindOf,
   valueProblem,
   planSession,
+  referencesOf,
   type ElementInput,
+  type SessionPlan,
+  type SessionReferences,
   type SessionRequest,
   type SignerInput,
 } from '../esign';
@@ -16,7 +20,7 @@ import { Problems, isAbsent } from '../../platform/validation/problems';
 import type { Actor } from '../../platform/auth/actor';
 import { ownDocuments, savedDocuments } from './plan-template';
 import { getOwnTemplate } from './read-templates';
-import type { TemplateSignerBlueprint } from './template.entity';
+import type { Template, TemplateSignerBlueprint } from './template.entity';
 import type { TemplateRuntimeSignerInput } from './template.inputs';
 
 export interface InitializeFromTemplateRequest extends Omit<SessionRequest, 'file_id' | 'documents' | 'signers'> {
@@ -53,11 +57,47 @@ export async function initializeFromTemplate(
   em: EntityManager,
   actor: Actor,
   request: InitializeFromTemplateRequest,
-  /** A bulk's row: when its invites may go at the earliest (the bulk paces them). */
-  invitesNotBefore?: Date,
 ): Promise<EsignSession> {
   if (!request.template_id) throw AppError.badRequest([{ field: 'template_id', problem: 'required' }]);
-  const template = await getOwnTemplate(em, actor, request.template_id);
+  const prepared = await prepareTemplate(em, actor, request.template_id);
+  const plan = await planFromTemplate(services, referencesOf(em, actor), prepared, request);
+  return createSession(services, em, actor, plan, originOf(prepared));
+}
+
+/** A template read for starting sessions: the template, and its documents as they are now. */
+export interface PreparedTemplate {
+  template: Template;
+  /** The template's documents, each still the owner's PDF, or why not (`404 not_found`). */
+  documents: DocumentPlan[] | AppError;
+}
+
+/**
+ * Reads the caller's template and its documents, once for any number of sessions (a bulk's rows). A template that
+ * is not the caller's is `404 not_found`; a document that no longer is fails each session planned from it, after the
+ * request's own signer count is checked, as initialize-from-template answers.
+ */
+export async function prepareTemplate(em: EntityManager, actor: Actor, templateId: string): Promise<PreparedTemplate> {
+  const template = await getOwnTemplate(em, actor, templateId);
+  try {
+    return { template, documents: await ownDocuments(em, actor, savedDocuments(template)) };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return { template, documents: error };
+  }
+}
+
+/** Where a session planned from the template says it came from. */
+export function originOf({ template }: PreparedTemplate): { template: Template; version: number } {
+  return { template, version: template.version };
+}
+
+/** Plans one session from a prepared template and a request's runtime input (rules 1 to 5). */
+export async function planFromTemplate(
+  services: AppServices,
+  references: SessionReferences,
+  { template, documents }: PreparedTemplate,
+  request: InitializeFromTemplateRequest,
+): Promise<SessionPlan> {
   const runtime = request.signers ?? [];
   if (runtime.length !== template.signers.length) {
     throw new AppError('signer_count_mismatch', {
@@ -65,7 +105,7 @@ export async function initializeFromTemplate(
     });
   }
   // Every document must still be the caller's PDF (`404 not_found` otherwise), as for the template's own file.
-  const documents = await ownDocuments(em, actor, savedDocuments(template));
+  if (documents instanceof AppError) throw documents;
 
   const problems = new Problems();
   const signers = template.signers.map((blueprint, index) =>
@@ -83,15 +123,13 @@ export async function initializeFromTemplate(
     folder: isAbsent(request.folder) ? (template.folder ?? null) : request.folder,
     signers,
   };
-  let plan;
   try {
-    plan = await planSession(em, actor, merged, Object.keys(services.config.esps));
+    return await planSession(references, merged, Object.keys(services.config.esps));
   } catch (error) {
     if (error instanceof AppError && error.status === 400)
       throw new AppError('bad_request', { errors: error.errors, cause: error });
     throw error;
   }
-  return createSession(services, em, actor, plan, { template, version: template.version }, invitesNotBefore);
 }
 
 function mergeSigner(

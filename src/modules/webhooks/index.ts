@@ -8,7 +8,7 @@ import { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '
 import { WebhooksResolver } from './webhooks.resolver';
 import { webhookRestRoutes } from './webhooks.rest';
 
-export { recordWebhookEvent, type NewWebhookEvent } from './record-event';
+export { recordWebhookEvent, recordWebhookEvents, type NewWebhookEvent } from './record-event';
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events';
 
 export const webhooksModule: ModuleManifest = {

@@ -236,7 +236,9 @@ export async function sendTestEvent(
       'all',
       tx.getTransactionContext(),
     );
-    const [id] = await insertDeliveries(connection, tx.getTransactionContext(), eventId, eventId, [endpoint.id]);
+    const [id] = await insertDeliveries(connection, tx.getTransactionContext(), [
+      { eventId, resourceId: eventId, endpointId: endpoint.id },
+    ]);
     return { id: id!, eventId };
   });
   const attempted = await deliverQueue(services, endpoint.id, ping.eventId);

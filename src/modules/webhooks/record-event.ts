@@ -30,73 +30,110 @@ export async function recordWebhookEvent(
   em: EntityManager,
   event: NewWebhookEvent,
 ): Promise<string | null> {
+  const [eventId] = await recordWebhookEvents(services, em, [event]);
+  return eventId ?? null;
+}
+
+/**
+ * Many events in one transaction (a bulk's chunk of new sessions), as recordWebhookEvent writes each: one read of
+ * each owner's endpoints, one insert of the events in order, one of their deliveries, one batch of jobs. Answers
+ * each event's id, or null where no endpoint wants it.
+ */
+export async function recordWebhookEvents(
+  services: AppServices,
+  em: EntityManager,
+  events: readonly NewWebhookEvent[],
+): Promise<(string | null)[]> {
   if (!em.isInTransaction()) throw new Error('recordWebhookEvent joins the transaction of the change');
   const connection = em.getConnection();
   const tx = em.getTransactionContext();
-  const endpoints = (
-    await connection.execute<{ id: string; events: string[] }[]>(
-      'select id, events from webhook_endpoints where user_id = ? and enabled',
-      [event.userId],
-      'all',
-      tx,
-    )
-  ).filter((endpoint) => subscribes(endpoint.events, event.type));
-  if (endpoints.length === 0) return null;
-  if (event.coalesceSeconds) {
-    const [recent] = await connection.execute<unknown[]>(
-      `select 1 from webhook_events where resource_id = ? and type = ? and created_at > clock_timestamp() - make_interval(secs => ?) limit 1`,
-      [event.resourceId, event.type, event.coalesceSeconds],
+  const endpointsOf = new Map<string, { id: string; events: string[] }[]>();
+  for (const userId of new Set(events.map((event) => event.userId))) {
+    endpointsOf.set(
+      userId,
+      await connection.execute('select id, events from webhook_endpoints where user_id = ? and enabled', [userId], 'all', tx),
+    );
+  }
+  const recorded: { id: string; event: NewWebhookEvent; endpointIds: string[] }[] = [];
+  for (const event of events) {
+    const endpoints = endpointsOf.get(event.userId)!.filter((endpoint) => subscribes(endpoint.events, event.type));
+    if (endpoints.length === 0 || (event.coalesceSeconds && (await recentlyRecorded(connection, tx, event)))) continue;
+    recorded.push({ id: newId('evt'), event, endpointIds: endpoints.map((endpoint) => endpoint.id) });
+  }
+  if (recorded.length > 0) {
+    // The rows travel as one JSON parameter, in order: `seq` keeps the order they were recorded in.
+    const rows = recorded.map(({ id, event }) => ({
+      id,
+      user_id: event.userId,
+      type: event.type,
+      resource_id: event.resourceId,
+      read: event.read ?? null,
+      data: event.data ?? null,
+      attributes: event.attributes ?? null,
+    }));
+    await connection.execute(
+      `insert into webhook_events (id, user_id, type, resource_id, read, data, attributes)
+       select row.id, row.user_id, row.type, row.resource_id, row.read, row.data, row.attributes
+         from rows from (jsonb_to_recordset(?::jsonb) as (id text, user_id text, type text, resource_id text,
+              read jsonb, data jsonb, attributes jsonb)) with ordinality
+              as row(id, user_id, type, resource_id, read, data, attributes, position)
+        order by row.position`,
+      [JSON.stringify(rows)],
       'all',
       tx,
     );
-    if (recent) return null;
+    await insertDeliveries(
+      connection,
+      tx,
+      recorded.flatMap(({ id, event, endpointIds }) =>
+        endpointIds.map((endpointId) => ({ eventId: id, resourceId: event.resourceId, endpointId })),
+      ),
+    );
+    await enqueue(
+      services.boss,
+      em,
+      recorded.flatMap(({ event, endpointIds }) => endpointIds.map((endpointId) => deliveryJob(endpointId, event.resourceId))),
+    );
   }
-  const eventId = newId('evt');
-  await connection.execute(
-    `insert into webhook_events (id, user_id, type, resource_id, read, data, attributes) values (?, ?, ?, ?, ?, ?, ?)`,
-    [
-      eventId,
-      event.userId,
-      event.type,
-      event.resourceId,
-      event.read ? JSON.stringify(event.read) : null,
-      event.data === undefined ? null : JSON.stringify(event.data),
-      event.attributes ? JSON.stringify(event.attributes) : null,
-    ],
-    'all',
-    tx,
-  );
-  await insertDeliveries(
-    connection,
-    tx,
-    eventId,
-    event.resourceId,
-    endpoints.map((endpoint) => endpoint.id),
-  );
-  await enqueue(
-    services.boss,
-    em,
-    endpoints.map((endpoint) => deliveryJob(endpoint.id, event.resourceId)),
-  );
-  return eventId;
+  const ids = new Map(recorded.map(({ id, event }) => [event, id] as const));
+  return events.map((event) => ids.get(event) ?? null);
 }
 
-export async function insertDeliveries(
-  connection: ReturnType<EntityManager['getConnection']>,
-  tx: unknown,
-  eventId: string,
-  resourceId: string,
-  endpointIds: readonly string[],
-): Promise<string[]> {
-  const ids = endpointIds.map(() => newId('whd'));
-  // The rows travel as one JSON parameter (the query builder would spread an array into a list).
-  const rows = endpointIds.map((endpointId, index) => ({ id: ids[index], endpoint_id: endpointId }));
-  await connection.execute(
-    `insert into webhook_deliveries (id, event_id, endpoint_id, resource_id)
-     select row.id, ?, row.endpoint_id, ? from jsonb_to_recordset(?::jsonb) as row(id text, endpoint_id text)`,
-    [eventId, resourceId, JSON.stringify(rows)],
+/** A progress event within `coalesceSeconds` of the last one of its type and resource is left out. */
+async function recentlyRecorded(connection: Connection, tx: unknown, event: NewWebhookEvent): Promise<boolean> {
+  const [recent] = await connection.execute<unknown[]>(
+    `select 1 from webhook_events where resource_id = ? and type = ? and created_at > clock_timestamp() - make_interval(secs => ?) limit 1`,
+    [event.resourceId, event.type, event.coalesceSeconds],
     'all',
     tx as never,
   );
-  return ids;
+  return recent !== undefined;
+}
+
+type Connection = ReturnType<EntityManager['getConnection']>;
+
+/** One delivery per event and endpoint; answers their ids. */
+export async function insertDeliveries(
+  connection: Connection,
+  tx: unknown,
+  deliveries: readonly { eventId: string; resourceId: string; endpointId: string }[],
+): Promise<string[]> {
+  const rows = deliveries.map((delivery) => ({
+    id: newId('whd'),
+    event_id: delivery.eventId,
+    endpoint_id: delivery.endpointId,
+    resource_id: delivery.resourceId,
+  }));
+  // The rows travel as one JSON parameter (the query builder would spread an array into a list), in order.
+  await connection.execute(
+    `insert into webhook_deliveries (id, event_id, endpoint_id, resource_id)
+     select row.id, row.event_id, row.endpoint_id, row.resource_id
+       from rows from (jsonb_to_recordset(?::jsonb) as (id text, event_id text, endpoint_id text, resource_id text))
+            with ordinality as row(id, event_id, endpoint_id, resource_id, position)
+      order by row.position`,
+    [JSON.stringify(rows)],
+    'all',
+    tx as never,
+  );
+  return rows.map((row) => row.id);
 }

@@ -1,30 +1,68 @@
 import { AppError } from '../../../platform/errors';
 import type { AppServices } from '../../../platform/services';
 import { certificationRefusal, type DocMdpPermissions } from '../../signing';
-import type { SessionPlan } from './plan-session';
+import type { SessionPlan } from './session-plan';
 import { drawsOnPage } from '../elements/pdf-layout';
 import { documentOf } from '../elements/stored-element';
 
-/**
- * Refuses a session whose changes a document's certification (DocMDP) forbids: `422 document_certified`. A
- * certification is a signature, and a signature dictionary is never inside an object stream (its /ByteRange must
- * point at its /Contents in the file), so a document without `ByteRange` or `DocMDP` in its bytes is not parsed at
- * all; one with either is read in the worker pool, as every parse of uploaded bytes. Answers the stamped document's
- * bytes, which the stamp step uses again.
- */
-export async function refuseForbiddenByCertification(services: AppServices, plan: SessionPlan): Promise<Buffer> {
-  let stamped: Buffer | undefined;
-  for (const [position, document] of plan.documents.entries()) {
-    const bytes = await services.blobs.getBytes(document.file.storageKey);
-    if (position === plan.stampDocument) stamped = bytes;
-    await refuseForbiddenChanges(services, plan, position, bytes);
-  }
-  return stamped!;
+/** A document's bytes and its certification (null: none), read once per stored file however many plans use it. */
+export interface CertificationReader {
+  bytes(storageKey: string): Promise<Buffer>;
+  certification(storageKey: string): Promise<{ permissions: DocMdpPermissions } | null>;
 }
 
-async function refuseForbiddenChanges(services: AppServices, plan: SessionPlan, position: number, bytes: Buffer) {
-  if (!bytes.includes('ByteRange', 0, 'latin1') && !bytes.includes('DocMDP', 0, 'latin1')) return;
-  const certification = await services.untrusted.run<{ permissions: DocMdpPermissions } | null>('readCertificationTask', bytes);
+/**
+ * A certification is a signature, and a signature dictionary is never inside an object stream (its /ByteRange must
+ * point at its /Contents in the file), so a document without `ByteRange` or `DocMDP` in its bytes is not parsed at
+ * all; one with either is read in the worker pool, as every parse of uploaded bytes. Stored bytes never change under
+ * their key, so each answer stands for the reader's life (a request, a bulk's chunk).
+ */
+export function certificationReader(services: AppServices): CertificationReader {
+  const bytes = new Map<string, Promise<Buffer>>();
+  const certifications = new Map<string, Promise<{ permissions: DocMdpPermissions } | null>>();
+  const reader: CertificationReader = {
+    bytes(storageKey) {
+      if (!bytes.has(storageKey)) bytes.set(storageKey, services.blobs.getBytes(storageKey));
+      return bytes.get(storageKey)!;
+    },
+    certification(storageKey) {
+      if (!certifications.has(storageKey))
+        certifications.set(
+          storageKey,
+          reader
+            .bytes(storageKey)
+            .then((document) =>
+              document.includes('ByteRange', 0, 'latin1') || document.includes('DocMDP', 0, 'latin1')
+                ? services.untrusted.run<{ permissions: DocMdpPermissions } | null>('readCertificationTask', document)
+                : null,
+            ),
+        );
+      return certifications.get(storageKey)!;
+    },
+  };
+  return reader;
+}
+
+/**
+ * Refuses a session whose changes a document's certification (DocMDP) forbids: `422 document_certified`. Answers the
+ * stamped document's bytes, which the stamp step uses again.
+ */
+export async function refuseForbiddenByCertification(
+  services: AppServices,
+  plan: SessionPlan,
+  reader: CertificationReader = certificationReader(services),
+): Promise<Buffer> {
+  for (const [position, document] of plan.documents.entries()) {
+    refuseForbiddenChanges(plan, position, await reader.certification(document.file.storageKey));
+  }
+  return reader.bytes(plan.documents[plan.stampDocument]!.file.storageKey);
+}
+
+function refuseForbiddenChanges(
+  plan: SessionPlan,
+  position: number,
+  certification: { permissions: DocMdpPermissions } | null,
+): void {
   if (!certification) return;
   // Owner images are drawn into page content; form fields and signatures are annotations a certification may allow.
   const images = plan.signers.flatMap((signer, index) =>

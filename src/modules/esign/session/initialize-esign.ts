@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { reserveFileSlot, storeBytes } from '../../files';
-import { queueInvite } from '../signers/signer-messages';
-import { recordSessionWebhook } from '../session-events';
+import { queueFirstInvites } from '../signers/signer-messages';
+import { recordSessionsWebhook } from '../session-events';
 import { recordAudit } from '../../audit';
 import { reserveStamps } from '../../stamps';
 import { User } from '../../users';
@@ -12,10 +12,12 @@ import { EsignDocument, EsignSession, Signer } from '../esign-session.entity';
 import { documentSummary, setCurrentPdf } from '../documents';
 import { EXPIRE_SESSION_JOB } from '../esign.jobs';
 import { enqueue } from '../../../platform/jobs/enqueue';
-import { planSession, type SessionPlan } from './plan-session';
+import { planSession } from './plan-session';
+import type { SessionPlan } from './session-plan';
 import type { SessionRequest } from './session.inputs';
 import { newSignerToken, signerTokenBox } from '../signers/signer-token';
 import { refuseForbiddenByCertification } from './document-certification';
+import { referencesOf } from './check-references';
 
 export async function initializeEsign(
   services: AppServices,
@@ -23,8 +25,16 @@ export async function initializeEsign(
   actor: Actor,
   request: SessionRequest,
 ): Promise<EsignSession> {
-  const plan = await planSession(em, actor, request, Object.keys(services.config.esps));
+  const plan = await planSession(referencesOf(em, actor), request, Object.keys(services.config.esps));
   return createSession(services, em, actor, plan);
+}
+
+/** A session to create: its validated plan, where it came from, and when its invites may go. */
+export interface SessionToCreate {
+  plan: SessionPlan;
+  origin?: { template: RowRef; version: number };
+  /** When the invites may go at the earliest (a bulk paces its invites); absent: at once. */
+  invitesNotBefore?: Date;
 }
 
 /** Creates the session and its signers from a validated plan (initialize-esign and initialize-from-template). */
@@ -34,74 +44,122 @@ export async function createSession(
   actor: Actor,
   plan: SessionPlan,
   origin?: { template: RowRef; version: number },
-  /** When the invites may go at the earliest (a bulk paces its invites); absent: at once. */
   invitesNotBefore?: Date,
 ): Promise<EsignSession> {
   // A certified document whose permissions forbid what the session adds is refused before anything is written.
   const stamped = await refuseForbiddenByCertification(services, plan);
-  const [first] = plan.documents;
-  const box = signerTokenBox(services.config.secretsEncryptionKey);
-  const createdAt = new Date();
+  const [session] = await createSessions(services, em, actor, [{ plan, origin, invitesNotBefore, stamped }]);
+  return session!;
+}
+
+/**
+ * Creates sessions from validated plans whose certification was checked (refuseForbiddenByCertification answers
+ * `stamped`, the bytes a stamp goes in front of), in one transaction: each session with its signers and documents,
+ * its stamps, its first invites, audit row, expiry job and `esign.session.created` event. Many sessions at once (a
+ * bulk's chunk) take one statement per table; stamps are reserved session by session.
+ */
+export async function createSessions(
+  services: AppServices,
+  em: EntityManager,
+  actor: Actor,
+  items: readonly (SessionToCreate & { stamped?: Buffer })[],
+): Promise<EsignSession[]> {
   const writtenKeys: string[] = [];
-  const session = await em
+  return em
     .transactional(async (tx) => {
-      const created = tx.create(EsignSession, {
-        createdAt,
-        user: tx.getReference(User, actor.userId),
-        signType: plan.signType,
-        authMode: plan.authMode,
-        backend: plan.backend,
-        file: first!.file,
-        currentPdfFile: first!.file,
-        filename: first!.name,
-        stampDocument: plan.stampDocument,
-        folder: plan.folder,
-        allowDownload: plan.allowDownload,
-        allowDelegation: plan.allowDelegation,
-        appendCertificate: plan.appendCertificate,
-        signingOrder: plan.signingOrder,
-        reminderIntervalHours: plan.reminderIntervalHours ?? undefined,
-        reminderMax: plan.reminderMax,
-        expirySeconds: plan.expirySeconds,
-        expiresAt: new Date(createdAt.getTime() + plan.expirySeconds * 1000),
-        maxRetry: plan.maxRetry,
-        redirectUrl: plan.redirectUrl,
-        sender: plan.sender,
-        emailTemplateOverrides: plan.emailTemplateOverrides,
-        template: origin && tx.getReference<RowRef>('Template', origin.template.id),
-        templateVersion: origin?.version,
-      });
-      const signers = plan.signers.map((signer, position) => {
-        const { token, hash } = newSignerToken();
-        return tx.create(Signer, { ...signer, session: created, position, tokenHash: hash, tokenSealed: box.seal(token) });
-      });
-      const documents = createDocuments(tx, created, plan);
+      const createdAt = new Date();
+      const made = items.map((item) => ({ item, ...buildSession(services, tx, actor, item, createdAt) }));
       await tx.flush();
-      if (plan.stamp) {
-        const target = documents[plan.stampDocument]!;
-        await prefixReservedStamps(services, tx, actor, plan, { target, bytes: stamped }, created, writtenKeys);
+      for (const { item, session, documents } of made) {
+        if (!item.plan.stamp) continue;
+        const target = documents[item.plan.stampDocument]!;
+        await prefixReservedStamps(services, tx, actor, item.plan, { target, bytes: item.stamped! }, session, writtenKeys);
       }
       // The first signer's turn starts now (every signer's, in a parallel session); the invites' delivery jobs
       // commit with the session.
-      for (const signer of plan.signingOrder === 'parallel' ? signers : [signers[0]]) {
-        await queueInvite(services, tx, created, signer, { notBefore: invitesNotBefore });
-      }
-      auditCreation(tx, created, actor, { signers: signers.length, documents, origin });
+      await queueFirstInvites(
+        services,
+        tx,
+        made.flatMap(({ item, session, signers }) =>
+          (item.plan.signingOrder === 'parallel' ? signers : signers.slice(0, 1)).map((signer) => ({
+            session,
+            signer,
+            notBefore: item.invitesNotBefore,
+          })),
+        ),
+      );
+      for (const { item, session, signers, documents } of made)
+        auditCreation(tx, session, actor, { signers: signers.length, documents, origin: item.origin });
       // The expiry job commits with the session: it only ever sees a session that exists (the sweep stays
       // as a safety net).
-      await enqueue(services.boss, tx, [
-        { name: EXPIRE_SESSION_JOB, data: { client_id: created.id }, startAfter: created.expiresAt, singletonKey: created.id },
-      ]);
+      await enqueue(
+        services.boss,
+        tx,
+        made.map(({ session }) => ({
+          name: EXPIRE_SESSION_JOB,
+          data: { client_id: session.id },
+          startAfter: session.expiresAt,
+          singletonKey: session.id,
+        })),
+      );
       await tx.flush();
-      await recordSessionWebhook(services, tx, { id: created.id, userId: actor.userId }, 'esign.session.created');
-      return created;
+      const sessions = made.map(({ session }) => session);
+      await recordSessionsWebhook(
+        services,
+        tx,
+        sessions.map((session) => ({ id: session.id, userId: actor.userId })),
+        'esign.session.created',
+      );
+      return sessions;
     })
     .catch(async (error: unknown) => {
       // The transaction is gone: so are the blobs written for it.
       await Promise.all(writtenKeys.map((key) => services.blobs.delete(key).catch(() => undefined)));
       throw error;
     });
-  return session;
+}
+
+/** A session's rows as its plan says, not yet written. */
+function buildSession(
+  services: AppServices,
+  tx: EntityManager,
+  actor: Actor,
+  { plan, origin }: SessionToCreate,
+  createdAt: Date,
+): { session: EsignSession; signers: Signer[]; documents: EsignDocument[] } {
+  const [first] = plan.documents;
+  const box = signerTokenBox(services.config.secretsEncryptionKey);
+  const session = tx.create(EsignSession, {
+    createdAt,
+    user: tx.getReference(User, actor.userId),
+    signType: plan.signType,
+    authMode: plan.authMode,
+    backend: plan.backend,
+    file: first!.file,
+    currentPdfFile: first!.file,
+    filename: first!.name,
+    stampDocument: plan.stampDocument,
+    folder: plan.folder,
+    allowDownload: plan.allowDownload,
+    allowDelegation: plan.allowDelegation,
+    appendCertificate: plan.appendCertificate,
+    signingOrder: plan.signingOrder,
+    reminderIntervalHours: plan.reminderIntervalHours ?? undefined,
+    reminderMax: plan.reminderMax,
+    expirySeconds: plan.expirySeconds,
+    expiresAt: new Date(createdAt.getTime() + plan.expirySeconds * 1000),
+    maxRetry: plan.maxRetry,
+    redirectUrl: plan.redirectUrl,
+    sender: plan.sender,
+    emailTemplateOverrides: plan.emailTemplateOverrides,
+    template: origin && tx.getReference<RowRef>('Template', origin.template.id),
+    templateVersion: origin?.version,
+  });
+  const signers = plan.signers.map((signer, position) => {
+    const { token, hash } = newSignerToken();
+    return tx.create(Signer, { ...signer, session, position, tokenHash: hash, tokenSealed: box.seal(token) });
+  });
+  return { session, signers, documents: createDocuments(tx, session, plan) };
 }
 
 /** The `session_created` audit row: who made it, from what (the documents of an envelope, a template). */

@@ -1,15 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { StoredFile } from '../../files';
-import { PfxCredential } from '../../pfx';
-import type { Actor } from '../../../platform/auth/actor';
-import { SIGNING_ORDERS, type EmailTemplateOverrides, type SignType, type SigningOrder } from '../esign-session.entity';
-import { planStamp, type StampPlan } from '../../stamps';
+import { SIGNING_ORDERS, type EmailTemplateOverrides, type SignType } from '../esign-session.entity';
+import { planStamp } from '../../stamps';
 import type { SessionRequest, SignerInput } from './session.inputs';
 import { planContact } from '../signers/contact';
 import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation } from './validation';
 import { planElements } from '../elements/plan-element';
-import { assetOf } from '../elements/values';
-import { documentIndex, requestedDocuments, type RequestedDocument } from './plan-documents';
+import { documentIndex, requestedDocuments } from './plan-documents';
+import { checkReferences, type SessionReferences } from './check-references';
+import type { SessionPlan, SignerPlan } from './session-plan';
 import {
   Problems,
   absoluteHttpUrl,
@@ -19,63 +16,7 @@ import {
   text,
   wholeNumber,
 } from '../../../platform/validation/problems';
-import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from '../signers/signer-state';
-
-export interface SignerPlan {
-  signType: SignType;
-  authMode: number;
-  maxRetry: number;
-  pfxId?: string;
-  fullName: string;
-  email?: string;
-  countryCode?: string;
-  mobile?: string;
-  verifyEmail: boolean;
-  verifyMobile: boolean;
-  reason?: string;
-  acceptVirtualSign: boolean;
-  verifyLocation: boolean;
-  locationSource?: 'device' | 'ip';
-  enforceGeofence: boolean;
-  latitude?: number;
-  longitude?: number;
-  radius?: number;
-  elements: StoredElement[];
-  nameMatch: NameMatchState;
-  faceMatch: FaceMatchState;
-  notification: NotificationFlags;
-}
-
-/** One document of the envelope: its upload and the name signers see. */
-export interface DocumentPlan {
-  file: StoredFile;
-  name: string;
-}
-
-export interface SessionPlan {
-  signType: SignType;
-  authMode: number;
-  backend: string;
-  /** In the order signers see them; the first is the contract's `file_id`. */
-  documents: DocumentPlan[];
-  folder?: string;
-  expirySeconds: number;
-  maxRetry: number;
-  allowDownload: boolean;
-  allowDelegation: boolean;
-  appendCertificate: boolean;
-  signingOrder: SigningOrder;
-  /** Null: no reminders. */
-  reminderIntervalHours: number | null;
-  reminderMax: number;
-  redirectUrl?: string;
-  sender?: string;
-  emailTemplateOverrides?: EmailTemplateOverrides;
-  stamp: StampPlan | null;
-  /** The document the stamp pages go in front of. */
-  stampDocument: number;
-  signers: SignerPlan[];
-}
+import type { FaceMatchState, NameMatchState } from '../signers/signer-state';
 
 function planSigner(
   problems: Problems,
@@ -203,8 +144,7 @@ type SessionOptions = Omit<SessionPlan, 'signType' | 'documents' | 'stamp' | 'st
  * `backends`: the configured ESP backends (ESP_<NAME>_*; `sandbox` built in), the values `backend` may take.
  */
 export async function planSession(
-  em: EntityManager,
-  actor: Actor,
+  references: SessionReferences,
   request: SessionRequest,
   backends: readonly string[],
 ): Promise<SessionPlan> {
@@ -221,7 +161,7 @@ export async function planSession(
   const early = problems.toError();
   if (early && (problems.missing.length > 0 || problems.signType)) throw early;
 
-  const documents = await checkReferences(em, actor, problems, requested, signers);
+  const documents = await checkReferences(references, problems, requested, signers);
   const error = problems.toError();
   if (error) throw error;
   return { ...options, signType: signType!, documents, stamp, stampDocument, signers: signers as SignerPlan[] };
@@ -288,71 +228,4 @@ function planEmailTemplateOverrides(
     problems.invalidField('email_template_overrides.support_email', 'must be an email address');
   }
   return planned;
-}
-
-/**
- * What the request refers to (the PDFs, face references, image assets, PFX credentials) must exist and be the
- * caller's; each element's page must be on its document.
- */
-async function checkReferences(
-  em: EntityManager,
-  actor: Actor,
-  problems: Problems,
-  requested: RequestedDocument[],
-  signers: (SignerPlan | undefined)[],
-): Promise<DocumentPlan[]> {
-  const referenced = new Set<string>(requested.map((document) => document.fileId));
-  signers.forEach((signer) => {
-    if (signer?.faceMatch.ref_file_id) referenced.add(signer.faceMatch.ref_file_id);
-    for (const asset of signer?.elements.map(assetOf) ?? []) if (asset) referenced.add(asset);
-  });
-  const files = new Map(
-    (await em.find(StoredFile, { id: [...referenced], user: actor.userId })).map((file) => [file.id, file] as const),
-  );
-  const documents = requested.map((document) => {
-    const file = files.get(document.fileId);
-    if (!file || file.kind !== 'pdf') {
-      problems.invalidField(document.field, file ? 'is not a PDF uploaded with upload-pdf' : 'no such PDF among your files');
-      problems.fileId = true;
-      return undefined;
-    }
-    return { file, name: document.name ?? file.name };
-  });
-  signers.forEach((signer, index) => {
-    if (!signer) return;
-    const field = `signers[${index}]`;
-    const faceRef = signer.faceMatch.ref_file_id;
-    if (faceRef && files.get(faceRef)?.kind !== 'asset')
-      problems.invalidField(`${field}.face_ref_file_id`, 'no such asset among your files');
-    signer.elements.forEach((element, elementIndex) => {
-      const at = `${field}.elements[${elementIndex}]`;
-      const on = documentIndex(problems, `${at}.document`, element.document, requested.length);
-      if (on === undefined) return;
-      const file = documents[on]?.file;
-      if (file?.pageCount !== undefined && element.page >= file.pageCount) {
-        problems.invalidField(`${at}.page`, `the PDF has ${file.pageCount} page(s): pages are 0 to ${file.pageCount - 1}`);
-      }
-      const asset = assetOf(element);
-      if (asset && files.get(asset)?.kind !== 'asset') {
-        problems.invalidField(`${at}.value`, 'must be the client_id of one of your uploaded assets');
-      }
-    });
-  });
-  await checkPfxOwnership(em, actor, problems, signers);
-  return documents.filter((document): document is DocumentPlan => document !== undefined);
-}
-
-async function checkPfxOwnership(
-  em: EntityManager,
-  actor: Actor,
-  problems: Problems,
-  signers: (SignerPlan | undefined)[],
-): Promise<void> {
-  const pfxIds = [...new Set(signers.map((signer) => signer?.pfxId).filter((id): id is string => !!id?.startsWith('pfx_')))];
-  if (pfxIds.length === 0) return;
-  const owned = new Set((await em.find(PfxCredential, { id: pfxIds, user: actor.userId, deletedAt: null })).map((pfx) => pfx.id));
-  signers.forEach((signer, index) => {
-    if (signer?.pfxId?.startsWith('pfx_') && !owned.has(signer.pfxId))
-      problems.invalidField(`signers[${index}].pfx_id`, 'no such PFX among yours (POST /api/v1/pfx/upload)');
-  });
 }

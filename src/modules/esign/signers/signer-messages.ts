@@ -98,6 +98,28 @@ export async function queueInvite(
   signer: Signer,
   options: { byHand?: boolean; reminder?: boolean; notBefore?: Date } = {},
 ): Promise<string[]> {
+  return queueNotifications(services, tx, await inviteDrafts(services, session, signer, options));
+}
+
+/** The invites of new sessions' first signers, queued together: one write per table however many sessions. */
+export async function queueFirstInvites(
+  services: AppServices,
+  tx: EntityManager,
+  invites: readonly { session: EsignSession; signer: Signer; notBefore?: Date }[],
+): Promise<void> {
+  const drafts = await Promise.all(
+    invites.map(({ session, signer, notBefore }) => inviteDrafts(services, session, signer, { notBefore })),
+  );
+  await queueNotifications(services, tx, drafts.flat());
+}
+
+/** A signer's invite (or reminder) on each of their channels; marks the signer invited. */
+async function inviteDrafts(
+  services: AppServices,
+  session: EsignSession,
+  signer: Signer,
+  options: { byHand?: boolean; reminder?: boolean; notBefore?: Date },
+): Promise<NotificationDraft[]> {
   // An owner who resends by hand asks for it: the signer's `invite` flag is about the automatic one.
   if (!signer.notification.invite && !options.byHand) return [];
   const token = signerTokenBox(services.config.secretsEncryptionKey).openText(signer.tokenSealed);
@@ -122,9 +144,8 @@ export async function queueInvite(
       ),
     ),
   );
-  if (drafts.length === 0) return [];
-  if (!options.reminder) signer.invitedAt = new Date();
-  return queueNotifications(services, tx, drafts);
+  if (drafts.length > 0 && !options.reminder) signer.invitedAt = new Date();
+  return drafts;
 }
 
 /**
