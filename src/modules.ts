@@ -14,6 +14,7 @@ import { signerJourneyModule } from './modules/signer-journey';
 import { signingModule } from './modules/signing';
 import { stampsModule } from './modules/stamps';
 import { templatesModule } from './modules/templates';
+import { tokensModule } from './modules/tokens';
 import { accessTokenVerifier, usersModule } from './modules/users';
 import { walletModule } from './modules/wallet';
 import { webhooksModule } from './modules/webhooks';
@@ -39,6 +40,7 @@ export const modules = [
   notificationsModule,
   auditModule,
   webhooksModule,
+  tokensModule,
   adminModule,
 ];
 

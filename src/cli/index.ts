@@ -41,14 +41,14 @@ const commands: Record<string, Command> = {
     return (orm) => createUser(orm.em.fork(), { email });
   },
   'tokens create': async ({ values }) => {
-    const { issueAccessToken, TOKEN_SCOPES } = await import('../modules/users/index.js');
+    const { issueAccessToken, CLI_TOKEN_KINDS } = await import('../modules/users/index.js');
     const expires = values['expires-in'];
     const seconds = expires === undefined ? undefined : Number(expires);
     if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
       throw new UsageError('--expires-in must be a whole number of seconds greater than 0');
     }
     const scope = values.scope ?? 'user';
-    if (!TOKEN_SCOPES.includes(scope as TokenScope)) throw new UsageError(`--scope must be one of ${TOKEN_SCOPES.join(', ')}`);
+    if (!CLI_TOKEN_KINDS.includes(scope as TokenScope)) throw new UsageError(`--scope must be one of ${CLI_TOKEN_KINDS.join(', ')}`);
     const user = required(values, 'user');
     return (orm) =>
       issueAccessToken(orm.em.fork(), user, {

@@ -20,6 +20,9 @@
  *   user tokens (the owner's own, another user's) get `403 forbidden` and change nothing; an admin-scope token (the
  *   CLI's `tokens create --scope admin`) succeeds. The refused credentials above answer 401 there too (a signer's
  *   token is no access token at all).
+ * - Token scopes (issue 34, docs/tokens.md): the owner's tokens of scope `read`, `sessions`, `stamps` and `webhooks`
+ *   (made over the API) call every operation on every face: outside the token's scopes `403 forbidden` naming the
+ *   scope, inside them the operation works. Browser tokens are in test/tokens.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -72,6 +75,8 @@ interface Ids {
   event: string;
   /** A bulk send of one row from the template (completed). */
   bulk: string;
+  /** An access token the owner made over the API (scope read). */
+  token: string;
 }
 
 const ID_PREFIX: Ids = {
@@ -87,6 +92,7 @@ const ID_PREFIX: Ids = {
   endpoint: 'whk_',
   event: 'evt_',
   bulk: 'bulk_',
+  token: 'tok_',
 };
 
 /** Ids of the documented form (prefix + 32 hex) that nobody holds. */
@@ -121,6 +127,8 @@ interface World {
   pfxBytes: Buffer;
   /** Where the webhook endpoints of the matrix point: a receiver on 127.0.0.1 answering 200. */
   receiverUrl: string;
+  /** The owner's tokens of one scope each, made over the API (docs/tokens.md). */
+  scoped: Record<NarrowScope, TestUser>;
 }
 
 let w: World;
@@ -400,6 +408,10 @@ const bulkBody = (ids: Ids) => ({
 const freshBulk = async (): Promise<Partial<Ids>> => ({
   bulk: (await ownerRest({ method: 'POST', path: '/esign/bulk-send', json: bulkBody(w.ids) })).client_id,
 });
+const tokenBody = () => ({ name: 'Matrix token', scopes: ['read'], expires_in: 3600 });
+const freshToken = async (): Promise<Partial<Ids>> => ({
+  token: (await ownerRest({ method: 'POST', path: '/tokens/create', json: tokenBody() })).client_id,
+});
 const freshPfx = async (): Promise<Partial<Ids>> => ({
   pfx: (await ownerRest({ method: 'POST', path: '/pfx/upload', form: pfxForm })).pfx_id,
 });
@@ -425,6 +437,12 @@ const passes = (check: () => void): boolean => {
 
 /** How the owner sees a resource; a call by another user must leave it exactly so. */
 const sessionSnapshot = () => ownerRest({ method: 'GET', path: '/esign/details', query: { client_id: w.ids.session } });
+/** The owner's tokens as the owner lists them (a rotation or a revocation by someone else would show). */
+const tokenSnapshot = async () =>
+  (await ownerRest({ method: 'GET', path: '/tokens/list', query: { size: 100 } })).items.map((item: Json) => ({
+    ...item,
+    last_used_at: undefined,
+  }));
 const bulkSnapshot = () => ownerRest({ method: 'GET', path: '/esign/bulk-status', query: { client_id: w.ids.bulk } });
 const templateSnapshot = () => ownerRest({ method: 'GET', path: '/templates/details', query: { client_id: w.ids.template } });
 const pfxSnapshot = async () => (await ownerGql({ query: '{ pfxCertificates { pfx_id name subject } }' })).pfxCertificates;
@@ -805,6 +823,39 @@ const REST: Record<string, RestSpec> = {
     fresh: freshEvent,
     owner: (data) => expect(data).toEqual({ queued: 1 }),
     foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
+  },
+  'POST /tokens/create': {
+    call: () => ({ method: 'POST', path: '/tokens/create', json: tokenBody() }),
+    owner: (data) =>
+      expect(data).toMatchObject({
+        client_id: expect.stringMatching(/^tok_/),
+        token: expect.stringMatching(/^esk_/),
+        scopes: ['read'],
+      }),
+    foreign: { isolated: (data) => expect(data.client_id).not.toBe(w.ids.token) },
+  },
+  'GET /tokens/list': {
+    call: () => ({ method: 'GET', path: '/tokens/list', query: { size: 100 } }),
+    owner: (data, ids) => expect(itemIds(data.items, 'client_id')).toContain(ids.token),
+    foreign: { isolated: (data) => noneOfTheOwners(itemIds(data.items, 'client_id'), ['token']) },
+  },
+  'POST /tokens/rotate': {
+    call: (ids) => ({ method: 'POST', path: '/tokens/rotate', json: { client_id: ids.token } }),
+    fresh: freshToken,
+    owner: (data, ids) => expect(data).toMatchObject({ client_id: ids.token, token: expect.stringMatching(/^esk_/) }),
+    foreign: { refused: NOT_FOUND, snapshot: tokenSnapshot },
+  },
+  'POST /tokens/revoke': {
+    call: (ids) => ({ method: 'POST', path: '/tokens/revoke', json: { client_id: ids.token } }),
+    fresh: freshToken,
+    owner: (data, ids) => expect(data).toMatchObject({ client_id: ids.token, revoked_at: expect.any(String) }),
+    foreign: { refused: NOT_FOUND, snapshot: tokenSnapshot },
+  },
+  'POST /tokens/browser': {
+    call: (ids) => ({ method: 'POST', path: '/tokens/browser', json: { resource_id: ids.session } }),
+    owner: (data, ids) =>
+      expect(data).toMatchObject({ kind: 'browser', resource_id: ids.session, token: expect.stringMatching(/^esk_/) }),
+    foreign: { refused: ESIGN_NOT_FOUND },
   },
 };
 
@@ -1222,6 +1273,33 @@ const GQL: Record<string, GqlSpec> = {
     owner: REST['POST /webhooks/redeliver'].owner,
     foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
   },
+  'Mutation.createToken': {
+    call: () => mutationFromBody('createToken', tokenBody(), '{ client_id token scopes }'),
+    owner: REST['POST /tokens/create'].owner,
+    foreign: REST['POST /tokens/create'].foreign,
+  },
+  'Query.tokens': {
+    call: () => ({ query: '{ tokens(size: 100) { items { client_id } has_next } }' }),
+    owner: REST['GET /tokens/list'].owner,
+    foreign: REST['GET /tokens/list'].foreign,
+  },
+  'Mutation.rotateToken': {
+    call: (ids) => mutationFromBody('rotateToken', { client_id: ids.token }, '{ client_id token }'),
+    fresh: freshToken,
+    owner: REST['POST /tokens/rotate'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: tokenSnapshot },
+  },
+  'Mutation.revokeToken': {
+    call: (ids) => mutationFromBody('revokeToken', { client_id: ids.token }, '{ client_id revoked_at }'),
+    fresh: freshToken,
+    owner: REST['POST /tokens/revoke'].owner,
+    foreign: { refused: NOT_FOUND, snapshot: tokenSnapshot },
+  },
+  'Mutation.createBrowserToken': {
+    call: (ids) => mutationFromBody('createBrowserToken', { resource_id: ids.session }, '{ kind resource_id token }'),
+    owner: REST['POST /tokens/browser'].owner,
+    foreign: { refused: ESIGN_NOT_FOUND },
+  },
 };
 
 /** As REST_FORMS, for GraphQL: a key is the field's, then the form in parentheses. */
@@ -1602,8 +1680,14 @@ beforeAll(async () => {
     event: ping.event_id,
     bulk: (await restSend({ method: 'POST', path: '/esign/bulk-send', json: bulkBody({ template } as Ids) }, bearer(owner))).body
       .data.client_id,
+    token: (await restSend({ method: 'POST', path: '/tokens/create', json: tokenBody() }, bearer(owner))).body.data.client_id,
   };
   w.signerToken = pending.signers[0].token;
+  w.scoped = {} as World['scoped'];
+  for (const scope of NARROW_SCOPES) {
+    const made = await ownerRest({ method: 'POST', path: '/tokens/create', json: { name: `matrix ${scope}`, scopes: [scope] } });
+    w.scoped[scope] = { user_id: owner.user_id, token: made.token, token_id: made.client_id };
+  }
 
   const otherPdf = await uploadPdf(app, other.token);
   w.otherIds = {
@@ -2042,6 +2126,199 @@ describe('admin operations: user tokens get 403 forbidden and change nothing; an
           expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
           spec.admin(body.data[field]);
         });
+      }
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Token scopes (issue 34, docs/tokens.md)
+
+const NARROW_SCOPES = ['read', 'sessions', 'stamps', 'webhooks'] as const;
+type NarrowScope = (typeof NARROW_SCOPES)[number];
+type Domain = 'sessions' | 'stamps' | 'webhooks' | 'any' | 'account';
+
+/** Each GraphQL root field's part of the API, as docs/tokens.md lists them (written out here, not read from the app). */
+const FIELD_DOMAINS: Record<Domain, string[]> = {
+  sessions: [
+    'file',
+    'files',
+    'uploadPdf',
+    'uploadAsset',
+    'esignAudit',
+    'notifications',
+    'pfxCertificates',
+    'uploadPfx',
+    'deletePfx',
+    'esignSession',
+    'esignSessions',
+    'esignDownloadUrl',
+    'esignCompletionCertificateUrl',
+    'esignDocumentDownloads',
+    'esignDocuments',
+    'esignFieldValues',
+    'esignVerification',
+    'initializeEsign',
+    'cancelEsign',
+    'resendInvite',
+    'reassignSigner',
+    'esignSessionUpdated',
+    'template',
+    'templates',
+    'saveTemplate',
+    'updateTemplate',
+    'deleteTemplate',
+    'initializeFromTemplate',
+    'bulk',
+    'bulks',
+    'bulkRows',
+    'bulkSend',
+    'bulkSendCsv',
+    'cancelBulk',
+    'bulkUpdated',
+    // The matrix mints its browser token for a session: following a session is a sessions read.
+    'createBrowserToken',
+  ],
+  stamps: [
+    'wallet',
+    'walletLedger',
+    'stampStates',
+    'stampArticles',
+    'stampOrder',
+    'stampOrders',
+    'stampPdf',
+    'stampInstance',
+    'createStampOrder',
+    'stampOrderUpdated',
+  ],
+  webhooks: [
+    'webhooks',
+    'webhook',
+    'webhookDeliveries',
+    'createWebhook',
+    'updateWebhook',
+    'deleteWebhook',
+    'rotateWebhookSecret',
+    'testWebhook',
+    'redeliverWebhooks',
+  ],
+  any: ['me'],
+  account: ['createToken', 'tokens', 'rotateToken', 'revokeToken'],
+};
+const domainOfField = (field: string): Domain => {
+  const found = (Object.keys(FIELD_DOMAINS) as Domain[]).find((domain) => FIELD_DOMAINS[domain].includes(field));
+  if (!found) throw new Error(`${field}: no part of the API in FIELD_DOMAINS`);
+  return found;
+};
+/** A REST route's part of the API, by its path. */
+const domainOfPath = (path: string): Domain =>
+  path === '/tokens/browser'
+    ? 'sessions'
+    : /^\/(esign|templates|files|pfx)\//.test(path)
+      ? 'sessions'
+      : /^\/(stamps|wallet)(\/|$)/.test(path)
+        ? 'stamps'
+        : path.startsWith('/webhooks/')
+          ? 'webhooks'
+          : 'account';
+
+/** docs/tokens.md: a scope allows its own part, `read` every query and subscription, `any` every token. */
+function allows(scope: NarrowScope, domain: Domain, kind: 'query' | 'mutation' | 'subscription'): boolean {
+  if (domain === 'any') return true;
+  if (domain === 'account') return false;
+  return scope === domain || (scope === 'read' && kind !== 'mutation');
+}
+
+describe('token scopes: an operation outside a token’s scopes answers 403 naming the scope; inside them it works', () => {
+  it('every root field has its part of the API in the table', () => {
+    const schema = w.app.http.schema;
+    for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+      for (const field of Object.keys(type!.getFields())) if (!field.startsWith('admin')) domainOfField(field);
+    }
+  });
+
+  describe('REST', () => {
+    for (const [name, spec] of Object.entries({ ...REST, ...REST_FORMS })) {
+      const [method, path] = name.split(' ') as [string, string];
+      for (const scope of NARROW_SCOPES) {
+        // Minting a browser token for a session reads that session (docs/tokens.md).
+        const kind = method === 'GET' || path === '/tokens/browser' ? 'query' : 'mutation';
+        const allowed = allows(scope, domainOfPath(path), kind);
+        caseOf(`scope ${scope} REST ${name}`)(`${scope}: ${name} ${allowed ? 'works' : 'is 403'}`, async () => {
+          const ids = { ...w.ids, ...(allowed ? await spec.fresh?.() : {}) };
+          const answer = await restSend(spec.call(ids), bearer(w.scoped[scope]));
+          if (allowed) {
+            expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ status_code: 200, success: true });
+            return;
+          }
+          expect(answer.status, JSON.stringify(answer.body)).toBe(403);
+          expect(answer.body).toMatchObject({ status_code: 403, message: 'forbidden', success: false });
+          expect(answer.body.errors[0]).toMatchObject({
+            field: 'scope',
+            problem: expect.stringContaining(`this token has ${scope}`),
+          });
+        });
+      }
+    }
+    for (const [name, spec] of Object.entries(ADMIN_REST)) {
+      for (const scope of NARROW_SCOPES) {
+        caseOf(`scope ${scope} REST ${name}`)(`${scope}: ${name} is 403`, async () => {
+          const answer = await restSend(spec.call(), bearer(w.scoped[scope]));
+          expect(answer.status).toBe(403);
+        });
+      }
+    }
+  });
+
+  const transports = {
+    'GraphQL over HTTP': async (user: TestUser, call: GqlCall) => (await gqlSend(call, bearer(user))).body,
+    'graphql-ws': (user: TestUser, call: GqlCall) => wsExecute(wsClientOf(user), call),
+  };
+  for (const [transport, run] of Object.entries(transports)) {
+    describe(transport, () => {
+      for (const [name, spec] of Object.entries({ ...GQL, ...GQL_FORMS })) {
+        if (spec.transport === (transport === 'graphql-ws' ? 'http' : 'ws')) continue;
+        const field = fieldOf(name);
+        const kind =
+          name.startsWith('Query.') || field === 'createBrowserToken'
+            ? 'query'
+            : name.startsWith('Mutation.')
+              ? 'mutation'
+              : 'subscription';
+        for (const scope of NARROW_SCOPES) {
+          const allowed = allows(scope, domainOfField(field), kind);
+          caseOf(`scope ${scope} ${transport} ${name}`)(`${scope}: ${name} ${allowed ? 'works' : 'is 403'}`, async () => {
+            const ids = { ...w.ids, ...(allowed ? await spec.fresh?.() : {}) };
+            if (allowed && kind === 'subscription') {
+              // A subscription starts with the resource as it reads now.
+              const watch = wsWatch(wsClientOf(w.scoped[scope]), spec.call(ids));
+              await until(() => watch.results.length > 0 || watch.done, `the starting state of ${name}`);
+              watch.stop();
+              expect(watch.errors).toEqual([]);
+              expect(watch.results[0].data[field]).toBeTruthy();
+              return;
+            }
+            const body = await run(w.scoped[scope], spec.call(ids));
+            if (allowed) {
+              expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+              expect(body.data[field]).toBeDefined();
+              return;
+            }
+            expect(body.errors?.[0], JSON.stringify(body)).toMatchObject({
+              message: 'forbidden',
+              extensions: { code: 'forbidden' },
+            });
+            expect(body.data?.[field] ?? null).toBeNull();
+          });
+        }
+      }
+      for (const [name, spec] of Object.entries(ADMIN_GQL)) {
+        for (const scope of NARROW_SCOPES) {
+          caseOf(`scope ${scope} ${transport} ${name}`)(`${scope}: ${name} is 403`, async () => {
+            const body = await run(w.scoped[scope], spec.call());
+            expect(body.errors?.[0]).toMatchObject({ extensions: { code: 'forbidden' } });
+          });
+        }
       }
     });
   }

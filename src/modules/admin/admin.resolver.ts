@@ -1,5 +1,6 @@
 import { Arg, Args, ArgsType, Ctx, Field, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { PageArgs } from '../../platform/graphql/paging';
 import { RupeesScalar } from '../../platform/graphql/rupees';
 import { adjustAnyWallet } from './adjust-any-wallet';
@@ -28,11 +29,13 @@ const ADMIN_ONLY = 'Admin tokens only (a user token: `forbidden`).';
 
 @Resolver()
 export class AdminResolver {
+  @TokenScope('account')
   @Mutation(() => AdminWalletChangeType, { description: `Adds money to any user's wallet. ${ADMIN_ONLY}` })
   adminCreditWallet(@Args() args: AdjustWalletArgs, @Ctx() ctx: RequestContext): Promise<AdminWalletChangeType> {
     return adjustAnyWallet(ctx.services, ctx.em, ctx.actor, 'credit', args, ctx.origin);
   }
 
+  @TokenScope('account')
   @Mutation(() => AdminWalletChangeType, {
     description: `Takes money from any user's wallet; never below zero (\`insufficient_balance\`). ${ADMIN_ONLY}`,
   })
@@ -40,11 +43,13 @@ export class AdminResolver {
     return adjustAnyWallet(ctx.services, ctx.em, ctx.actor, 'debit', args, ctx.origin);
   }
 
+  @TokenScope('account')
   @Query(() => AdminWalletLedgerType, { description: `Any user's balance and ledger, newest first. ${ADMIN_ONLY}` })
   adminWalletLedger(@Args() args: UserPageArgs, @Ctx() ctx: RequestContext): Promise<AdminWalletLedgerType> {
     return readAnyLedger(ctx.em, ctx.actor, args);
   }
 
+  @TokenScope('account')
   @Mutation(() => StampFeeType, {
     description: `Sets a user's own fee per stamp; \`fee\` null (or left out) returns them to the default. ${ADMIN_ONLY}`,
   })
@@ -57,6 +62,7 @@ export class AdminResolver {
     return setUserStampFee(ctx.services, ctx.em, ctx.actor, { user_id: userId, fee }, ctx.origin);
   }
 
+  @TokenScope('account')
   @Query(() => AdminUserType, { description: `A user's email, balance and fee per stamp. ${ADMIN_ONLY}` })
   adminUser(
     @Arg('user_id', () => String, { nullable: true }) userId: string | null,
@@ -65,6 +71,7 @@ export class AdminResolver {
     return readAnyUser(ctx.services, ctx.em, ctx.actor, { user_id: userId });
   }
 
+  @TokenScope('account')
   @Query(() => AccountAuditPageType, {
     description: `What admin tokens and the operator's CLI changed on a user's account, newest first. ${ADMIN_ONLY}`,
   })

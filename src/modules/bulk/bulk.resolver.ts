@@ -5,6 +5,7 @@ import { AppError } from '../../platform/errors';
 import { refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { ownedOrNotFound } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { PageArgs } from '../../platform/graphql/paging';
 import { startingWith } from '../../platform/graphql/starting-point';
 import { NotificationInput, SessionOptionsArgs } from '../esign';
@@ -48,6 +49,7 @@ function csvUploadRefusal(error: unknown): AppError {
 
 @Resolver(() => BulkType)
 export class BulkResolver {
+  @TokenScope('sessions')
   @Mutation(() => BulkType, {
     description: 'Send a template to many recipients, one session per row, made by a job; answers at once (added).',
   })
@@ -63,6 +65,7 @@ export class BulkResolver {
     return bulkView(ctx.em, bulk);
   }
 
+  @TokenScope('sessions')
   @Mutation(() => BulkType, {
     description:
       'A bulk send from a CSV upload (docs/bulk.md for its columns): as bulkSend, the rows read as they stream (added).',
@@ -85,11 +88,13 @@ export class BulkResolver {
     return bulkView(ctx.em, await startCsvBulk(ctx.services, ctx.em, ctx.actor, request, stream));
   }
 
+  @TokenScope('sessions')
   @Query(() => BulkType, { description: 'One of your bulks: its rows and the sessions it made, by state (added).' })
   async bulk(@Arg('client_id', () => String, { nullable: true }) clientId: string | null, @Ctx() ctx: RequestContext) {
     return bulkView(ctx.em, await getOwnBulk(ctx.em, ctx.actor, clientId));
   }
 
+  @TokenScope('sessions')
   @Query(() => BulkPageType, { description: 'Your bulks, newest first (added).' })
   async bulks(@Args() args: PageArgs, @Ctx() ctx: RequestContext): Promise<BulkPageType> {
     const page = await listOwnBulks(ctx.em, ctx.actor, args);
@@ -100,12 +105,14 @@ export class BulkResolver {
     return { items: page.items.map((bulk) => toBulkView(bulk, counts.get(bulk.id)!)), has_next: page.has_next };
   }
 
+  @TokenScope('sessions')
   @Query(() => BulkRowPageType, { description: 'A page of a bulk’s rows, in order, with the session or error of each (added).' })
   async bulkRows(@Args() args: BulkRowsArgs, @Ctx() ctx: RequestContext): Promise<BulkRowPageType> {
     const page = await pageBulkRows(ctx.em, ctx.actor, args);
     return { client_id: page.bulk.id, items: page.items.map(toBulkRowView), has_next: page.has_next };
   }
 
+  @TokenScope('sessions')
   @Mutation(() => BulkType, {
     description: 'Cancel a bulk: rows not yet made are skipped, the sessions made are cancelled (added).',
   })
@@ -113,6 +120,7 @@ export class BulkResolver {
     return bulkView(ctx.em, await cancelBulk(ctx.services, ctx.em, ctx.actor, clientId));
   }
 
+  @TokenScope('sessions')
   @Subscription(() => BulkType, {
     description: 'The bulk as it reads now, at once, then as its rows are made, as it then reads (added).',
     subscribe: async ({ args, context }) => {

@@ -1,6 +1,7 @@
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
 import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { PageArgs } from '../../platform/graphql/paging';
 import { refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { FileInfoType, FilePageType, UploadedFileType, toFileInfo, toUploadedFile } from './file.types';
@@ -29,12 +30,14 @@ async function uploadFrom(ctx: RequestContext, kind: FileKind, file: Promise<Fil
 
 @Resolver(() => FileInfoType)
 export class FileResolver {
+  @TokenScope('sessions')
   @Mutation(() => UploadedFileType, { description: 'Upload a PDF (at most 50 MB, not password-protected).' })
   @UseMiddleware(refuseFailedUpload((error) => uploadStreamRefusal('pdf', error)))
   uploadPdf(@Arg('file', () => GraphQLUpload) file: Promise<FileUpload>, @Ctx() ctx: RequestContext): Promise<UploadedFileType> {
     return uploadFrom(ctx, 'pdf', file);
   }
 
+  @TokenScope('sessions')
   @Mutation(() => UploadedFileType, { description: 'Upload a JPEG or PNG image (at most 10 MB).' })
   @UseMiddleware(refuseFailedUpload((error) => uploadStreamRefusal('asset', error)))
   uploadAsset(
@@ -44,11 +47,13 @@ export class FileResolver {
     return uploadFrom(ctx, 'asset', file);
   }
 
+  @TokenScope('sessions')
   @Query(() => FileInfoType, { description: 'One of your files.' })
   async file(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<FileInfoType> {
     return toFileInfo(await getOwnFile(ctx.em, ctx.actor, clientId));
   }
 
+  @TokenScope('sessions')
   @Query(() => FilePageType, { description: 'Your files, newest first.' })
   async files(
     @Args() paging: PageArgs,

@@ -4,7 +4,8 @@ import type { RowRef } from '../../platform/db/row-ref';
 import { User } from '../users';
 
 export type NotificationChannel = 'email' | 'sms' | 'whatsapp';
-export type NotificationKind = 'invite' | 'completion' | 'email_otp' | 'mobile_otp' | 'webhook_disabled' | 'session_declined' | 'reminder';
+export type NotificationKind =
+  'invite' | 'completion' | 'email_otp' | 'mobile_otp' | 'webhook_disabled' | 'session_declined' | 'reminder';
 export type NotificationStatus = 'queued' | 'sent' | 'failed';
 
 /**

@@ -1,6 +1,7 @@
 import { GraphQLUpload, type FileUpload } from 'graphql-upload-ts';
 import { Arg, Ctx, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { isUploadSizeLimit, refuseFailedUpload } from '../../platform/graphql/upload-argument';
 import { malformedMultipart } from '../../platform/rest/multipart';
 import { deletePfx, listOwnPfx, pfxTooLarge, uploadPfx } from './manage-pfx';
@@ -22,6 +23,7 @@ async function* partContent(upload: FileUpload): AsyncIterable<Uint8Array> {
 
 @Resolver(() => PfxType)
 export class PfxResolver {
+  @TokenScope('sessions')
   @Mutation(() => PfxType, { description: 'Upload a PKCS#12 (.pfx/.p12) signing certificate with its password.' })
   @UseMiddleware(refuseFailedUpload(uploadRefusal))
   async uploadPfx(
@@ -44,11 +46,13 @@ export class PfxResolver {
     );
   }
 
+  @TokenScope('sessions')
   @Query(() => [PfxType], { description: 'Your signing certificates, newest first.' })
   async pfxCertificates(@Ctx() ctx: RequestContext): Promise<PfxType[]> {
     return (await listOwnPfx(ctx.em, ctx.actor)).map(toPfxView);
   }
 
+  @TokenScope('sessions')
   @Mutation(() => DeletedPfxType, { description: 'Delete a signing certificate: its key is forgotten at once.' })
   async deletePfx(@Arg('pfx_id') pfxId: string, @Ctx() ctx: RequestContext): Promise<DeletedPfxType> {
     const deleted = await deletePfx(ctx.em, ctx.actor, pfxId);

@@ -12,6 +12,7 @@ import { StampInstanceResolver, StampOrderCountsResolver, StampOrderResolver } f
 import { stampRestRoutes } from './stamps.rest';
 
 export { MAX_EXPLICIT_STAMPS, planStamp, type StampPlan, type StampRequest } from './plan-stamp';
+export { getOwnOrder } from './read-stamps';
 export { reserveStamps, settleSessionStamps, type SessionEnd } from './reserve-stamps';
 export { StampInstanceType, toStampView } from './stamp.types';
 export {

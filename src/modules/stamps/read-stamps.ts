@@ -25,10 +25,14 @@ export async function listArticles(em: EntityManager, stateCode: string | null |
   return em.find(StampArticle, { state }, { orderBy: { id: 'asc' } });
 }
 
+/** What an unknown or foreign order answers. */
+export const orderNotFound = () =>
+  new AppError('not_found', { errors: [{ field: 'client_id', problem: 'no such stamp order' }] });
+
 /** One of the caller's orders; an unknown or foreign one is `404 not_found`. */
 export async function getOwnOrder(em: EntityManager, actor: Actor, clientId: string): Promise<StampOrder> {
   const order = await em.findOne(StampOrder, { id: clientId, user: actor.userId });
-  if (!order) throw new AppError('not_found', { errors: [{ field: 'client_id', problem: 'no such stamp order' }] });
+  if (!order) throw orderNotFound();
   return order;
 }
 

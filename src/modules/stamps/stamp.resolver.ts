@@ -15,6 +15,7 @@ import {
 } from 'type-graphql';
 import { ownedOrNotFound, ownedOrNull } from '../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../platform/graphql/context';
+import { BrowserReadable, TokenScope } from '../../platform/graphql/token-scope';
 import { startingWith } from '../../platform/graphql/starting-point';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, RequiredPageArgs, windowOf } from '../../platform/graphql/paging';
@@ -24,7 +25,15 @@ import { FileInfoType, toFileInfo } from '../files';
 import { ORDER_LIMITS, createOrder, type CreateOrderInput } from './create-order';
 import { orderTopic } from './order-events';
 import { netChargedPaise, orderStatusOf } from './order-status';
-import { downloadStampPdf, getOwnInstance, getOwnOrder, listArticles, listOwnOrders, listStates } from './read-stamps';
+import {
+  downloadStampPdf,
+  getOwnInstance,
+  getOwnOrder,
+  listArticles,
+  listOwnOrders,
+  listStates,
+  orderNotFound,
+} from './read-stamps';
 import {
   CreatedStampOrderType,
   StampArticleType,
@@ -80,11 +89,13 @@ class OrderListArgs extends RequiredPageArgs {
 
 @Resolver(() => CreatedStampOrderType)
 export class StampOrderResolver {
+  @TokenScope('stamps')
   @Query(() => [StampStateType], { description: 'States where stamps can be procured.' })
   async stampStates(@Ctx() ctx: RequestContext): Promise<StampStateType[]> {
     return (await listStates(ctx.em)).map((state) => ({ state_code: state.code, name: state.name }));
   }
 
+  @TokenScope('stamps')
   @Query(() => [StampArticleType], { description: 'Articles of a state’s stamp act schedule.' })
   async stampArticles(
     @Arg('state_code', () => String, { nullable: true }) stateCode: string | null,
@@ -93,23 +104,28 @@ export class StampOrderResolver {
     return (await listArticles(ctx.em, stateCode)).map((a) => ({ article_id: a.id, name: a.name, description: a.description }));
   }
 
+  @TokenScope('stamps')
   @Mutation(() => CreatedStampOrderType, { description: 'Order stamps; procurement runs in the background.' })
   async createStampOrder(@Args() args: CreateOrderArgs, @Ctx() ctx: RequestContext): Promise<CreatedStampOrderType> {
     const key = args.idempotency_key ?? ctx.idempotencyKey;
     return toOrderView(await createOrder(ctx.services, ctx.em, ctx.actor, args, key ?? undefined));
   }
 
+  @TokenScope('stamps')
+  @BrowserReadable(orderNotFound)
   @Query(() => StampOrderType, { description: 'An order with its status counts and procured stamps.' })
   async stampOrder(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<StampOrderType> {
     return toOrderView(await getOwnOrder(ctx.em, ctx.actor, clientId));
   }
 
+  @TokenScope('stamps')
   @Query(() => StampOrderPageType, { description: 'Your orders, newest first.' })
   async stampOrders(@Args() args: OrderListArgs, @Ctx() ctx: RequestContext): Promise<StampOrderPageType> {
     const page = await listOwnOrders(ctx.em, ctx.actor, args);
     return { items: page.items.map((order) => toOrderView(order, args.status ?? null)), has_next: page.has_next };
   }
 
+  @TokenScope('stamps')
   @Query(() => StampDownloadType, { description: 'A short-lived link to one stamp’s certificate PDF.' })
   stampPdf(
     @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
@@ -118,6 +134,7 @@ export class StampOrderResolver {
     return downloadStampPdf(ctx.services, ctx.em, ctx.actor, clientId);
   }
 
+  @TokenScope('stamps')
   @Query(() => StampInstanceDetailsType, { description: 'One of your stamp instances with its history.' })
   async stampInstance(
     @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
@@ -127,6 +144,8 @@ export class StampOrderResolver {
     return toStampDetailsView(instance, history);
   }
 
+  @TokenScope('stamps')
+  @BrowserReadable(orderNotFound)
   @Subscription(() => StampOrderType, {
     description: 'The order as it reads now, at once, then whenever procurement moves it.',
     subscribe: async ({ args, context }) => {

@@ -1,6 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ownedOrNotFound } from '../../platform/auth/ownership';
 import type { RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { GraphQLOnly } from '../../platform/graphql/graphql-only';
 import { NestedPageArgs, PageArgs, windowOf } from '../../platform/graphql/paging';
 import { DocumentInput, LIMITS, SessionOptionsArgs, EsignSessionType, toSessionView } from '../esign';
@@ -60,6 +61,7 @@ const LATEST_TEMPLATE_SESSIONS = 100;
 
 @Resolver(() => TemplateType)
 export class TemplateResolver {
+  @TokenScope('sessions')
   @Mutation(() => TemplateType, {
     description: 'Save a template: a PDF (or several documents) and an ordered list of signer layouts.',
   })
@@ -67,11 +69,13 @@ export class TemplateResolver {
     return toTemplateView(await saveTemplate(ctx.em, ctx.actor, args));
   }
 
+  @TokenScope('sessions')
   @Mutation(() => TemplateType, { description: 'Change a template; new signers replace the old ones (and their field ids).' })
   async updateTemplate(@Args() args: UpdateTemplateArgs, @Ctx() ctx: RequestContext): Promise<TemplateType> {
     return toTemplateView(await updateTemplate(ctx.em, ctx.actor, args));
   }
 
+  @TokenScope('sessions')
   @Mutation(() => DeletedTemplateType, { description: 'Delete a template; sessions already started from it are not affected.' })
   async deleteTemplate(
     @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
@@ -81,17 +85,20 @@ export class TemplateResolver {
     return { client_id: deleted.id, deleted_at: deleted.deletedAt! };
   }
 
+  @TokenScope('sessions')
   @Query(() => TemplateType, { description: 'One of your templates.' })
   async template(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<TemplateType> {
     return toTemplateView(await getOwnTemplate(ctx.em, ctx.actor, clientId));
   }
 
+  @TokenScope('sessions')
   @Query(() => TemplatePageType, { description: 'Your templates, newest first.' })
   async templates(@Args() args: TemplateListArgs, @Ctx() ctx: RequestContext): Promise<TemplatePageType> {
     const page = await listOwnTemplates(ctx.em, ctx.actor, args);
     return { items: page.items.map(toTemplateView), has_next: page.has_next };
   }
 
+  @TokenScope('sessions')
   @Mutation(() => EsignSessionType, { description: 'Start a session from a template and runtime signer details.' })
   async initializeFromTemplate(@Args() args: InitializeFromTemplateArgs, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
     return toSessionView(await initializeFromTemplate(ctx.services, ctx.em, ctx.actor, args));

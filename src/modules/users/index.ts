@@ -7,8 +7,8 @@ import { AccessToken } from './access-token.entity';
 import { User } from './user.entity';
 import { UserResolver } from './user.resolver';
 
-export { accessTokenVerifier, issueAccessToken, revokeAccessToken, TOKEN_SCOPES, type IssuedToken } from './access-tokens';
-export { type TokenScope } from './access-token.entity';
+export { accessTokenVerifier, issueAccessToken, revokeAccessToken, CLI_TOKEN_KINDS, type IssuedToken } from './access-tokens';
+export { AccessToken, type TokenScope } from './access-token.entity';
 export { createUser } from './create-user';
 export { DEV_USER_EMAIL, ensureDevUser } from './dev-user';
 export { setStampFee, stampFeeOf } from './stamp-fee';

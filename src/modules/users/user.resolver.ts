@@ -1,5 +1,6 @@
 import { Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { AppError } from '../../platform/errors';
 import { User } from './user.entity';
 
@@ -17,6 +18,7 @@ export class MeType {
 
 @Resolver()
 export class UserResolver {
+  @TokenScope('any')
   @Query(() => MeType)
   async me(@Ctx() ctx: RequestContext): Promise<MeType> {
     const user = await ctx.em.findOne(User, { id: ctx.actor.userId });

@@ -1,5 +1,6 @@
 import { Args, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { PageArgs } from '../../platform/graphql/paging';
 import { formatRupees } from '../../platform/money';
 import { listLedger, walletBalance } from './read-wallet';
@@ -53,6 +54,7 @@ export function toWalletEntryView(entry: WalletEntry): WalletEntryType {
 
 @Resolver()
 export class WalletResolver {
+  @TokenScope('stamps')
   @Query(() => WalletType, { description: 'Your wallet balance and latest ledger entries.' })
   async wallet(@Ctx() ctx: RequestContext): Promise<WalletType> {
     const [balance, recent] = await Promise.all([
@@ -67,6 +69,7 @@ export class WalletResolver {
     };
   }
 
+  @TokenScope('stamps')
   @Query(() => WalletLedgerPageType, { description: 'Your wallet ledger, newest first.' })
   async walletLedger(@Args() args: PageArgs, @Ctx() ctx: RequestContext): Promise<WalletLedgerPageType> {
     const page = await listLedger(ctx.em, ctx.actor.userId, args);

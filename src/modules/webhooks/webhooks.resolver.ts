@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../platform/graphql/context';
+import { TokenScope } from '../../platform/graphql/token-scope';
 import { PageArgs } from '../../platform/graphql/paging';
 import {
   createEndpoint,
@@ -26,6 +27,7 @@ import {
 
 @Resolver()
 export class WebhooksResolver {
+  @TokenScope('webhooks')
   @Mutation(() => WebhookEndpointWithSecretType, {
     description: 'A new webhook endpoint for events of yours; its signing secret is in the answer, once.',
   })
@@ -39,17 +41,20 @@ export class WebhooksResolver {
     return { ...toEndpointView(endpoint), secret };
   }
 
+  @TokenScope('webhooks')
   @Query(() => WebhookEndpointPageType, { description: 'Your webhook endpoints, newest first.' })
   async webhooks(@Args() page: PageArgs, @Ctx() ctx: RequestContext): Promise<WebhookEndpointPageType> {
     const found = await listOwnEndpoints(ctx.em, ctx.actor, page);
     return { items: found.items.map(toEndpointView), has_next: found.has_next };
   }
 
+  @TokenScope('webhooks')
   @Query(() => WebhookEndpointType, { description: 'One of your webhook endpoints.' })
   async webhook(@Arg('endpoint_id') endpointId: string, @Ctx() ctx: RequestContext): Promise<WebhookEndpointType> {
     return toEndpointView(await getOwnEndpoint(ctx.em, ctx.actor, endpointId));
   }
 
+  @TokenScope('webhooks')
   @Mutation(() => WebhookEndpointType, { description: 'Changes an endpoint: what is given changes, the rest stays.' })
   async updateWebhook(
     @Arg('endpoint_id') endpointId: string,
@@ -69,11 +74,13 @@ export class WebhooksResolver {
     );
   }
 
+  @TokenScope('webhooks')
   @Mutation(() => DeletedWebhookEndpointType, { description: 'Deletes an endpoint with its deliveries.' })
   async deleteWebhook(@Arg('endpoint_id') endpointId: string, @Ctx() ctx: RequestContext): Promise<DeletedWebhookEndpointType> {
     return { endpoint_id: await deleteEndpoint(ctx.em, ctx.actor, endpointId), deleted: true };
   }
 
+  @TokenScope('webhooks')
   @Mutation(() => WebhookEndpointWithSecretType, {
     description: 'A new signing secret (in the answer, once); the previous one stays valid for 24 hours.',
   })
@@ -85,6 +92,7 @@ export class WebhooksResolver {
     return { ...toEndpointView(endpoint), secret };
   }
 
+  @TokenScope('webhooks')
   @Mutation(() => WebhookDeliveryType, { description: 'Sends a `ping` event to the endpoint now; answers its delivery.' })
   async testWebhook(@Arg('endpoint_id') endpointId: string, @Ctx() ctx: RequestContext): Promise<WebhookDeliveryType> {
     const delivery = await sendTestEvent(ctx.services, ctx.em, ctx.actor, endpointId);
@@ -92,6 +100,7 @@ export class WebhooksResolver {
     return toDeliveryView(delivery, attempts.get(delivery.id) ?? []);
   }
 
+  @TokenScope('webhooks')
   @Query(() => WebhookDeliveryPageType, {
     description: 'The delivery log of one of your endpoints or events, newest first, each delivery with its attempts.',
   })
@@ -108,6 +117,7 @@ export class WebhooksResolver {
     };
   }
 
+  @TokenScope('webhooks')
   @Mutation(() => WebhookRedeliveryType, {
     description:
       'Sends one event again (`event_id`, optionally to one endpoint), or every failed delivery of an endpoint since a time (`endpoint_id`, `since`).',

@@ -1,3 +1,5 @@
+import type { TokenScopeName } from './token-scopes';
+
 /** Who is calling: the user behind a valid access token. */
 export interface Actor {
   userId: string;
@@ -9,6 +11,10 @@ export interface Actor {
    * operations (see require-admin.ts). Absent or false: the user's own token.
    */
   admin?: boolean;
+  /** What the token may do (docs/tokens.md, token-scopes.ts). Absent: everything (`all`), as the CLI's tokens. */
+  scopes?: readonly TokenScopeName[];
+  /** A browser token: the one resource (a session, a stamp order) it may read and follow, and nothing else. */
+  resourceId?: string;
 }
 
 /**

@@ -13,6 +13,8 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { AppError } from '../errors';
 import { findControlCharactersInOperation } from '../validation/text';
+import type { Actor } from '../auth/actor';
+import { refuseOutOfScope } from './token-scope';
 
 type Compiled = CompiledQuery | 'not compilable';
 
@@ -38,6 +40,9 @@ const RUNS_BEFORE_COMPILING = 2;
 export function executeOperation(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult {
   const refused = refuseControlCharacters(args);
   if (refused) return refused;
+  const actor = (args.contextValue as { actor?: Actor } | undefined)?.actor;
+  const outOfScope = actor && refuseOutOfScope(args, actor);
+  if (outOfScope) return { errors: outOfScope };
   const compiled = compiledFor(args);
   if (!compiled) return execute(args);
   const result = compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});

@@ -14,6 +14,7 @@ import { formatGraphQLError } from '../graphql/format-error';
 import { GRAPHQL_MAX_REQUEST_BYTES } from '../graphql/limits';
 import { asGraphQLError } from '../graphql/operation-limits';
 import { prepareOperation } from '../graphql/prepare-operation';
+import { refuseOutOfScope } from '../graphql/token-scope';
 import { subscribeSharingResults } from '../graphql/shared-subscribe';
 import { validationRules } from '../graphql/schema';
 import type { Logger } from '../logger';
@@ -48,7 +49,8 @@ export function mountGraphqlWs(server: http.Server, services: AppServices, schem
           return [asGraphQLError(error as AppError)];
         }
         const prepared = prepareOperation(schema, validationRules, config.graphql, payload);
-        return Array.isArray(prepared) ? prepared : { schema, ...prepared };
+        if (Array.isArray(prepared)) return prepared;
+        return refuseOutOfScope({ schema, ...prepared }, ctx.extra.actor!) ?? { schema, ...prepared };
       },
       // Queries and mutations sent over the socket run as over HTTP (input checks, compiled execution).
       execute: (args) => executeOperation(args),

@@ -7,6 +7,7 @@ import type { AppServices } from '../services';
 import { sendError, sendSuccess } from './envelope';
 import { checkArguments, routeArguments } from './check-arguments';
 import { patchOpenApi } from './openapi';
+import { refuseRouteOutOfScope } from '../graphql/token-scope';
 import type { RestFormat, RestRoute } from './route';
 import { createSofaHandler } from './sofa';
 
@@ -56,6 +57,7 @@ export function createRestRouter(services: AppServices, schema: GraphQLSchema, r
       }
       takeRequest(services.rateLimiter, policies.token, actor.tokenId, res);
       res.locals.actor = actor;
+      refuseRouteOutOfScope(schema, route.operation, actor);
 
       if (route.multipart && (!route.multipart.orJson || req.is('multipart/form-data'))) {
         sendSuccess(res, await route.multipart.handle(services, actor, req, res));

@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../../platform/graphql/context';
+import { TokenScope } from '../../../platform/graphql/token-scope';
 import { GraphQLOnly } from '../../../platform/graphql/graphql-only';
 import { MaxItems } from '../../../platform/graphql/operation-limits';
 import { readFieldValues } from '../completion/field-values';
@@ -11,6 +12,7 @@ import { SignerType } from './signer.types';
 
 @Resolver(() => FieldValuesType)
 export class FieldValuesResolver {
+  @TokenScope('sessions')
   @Query(() => FieldValuesType, {
     description: 'The values of every field of one of your sessions: as kept, as drawn, when and by whom filled.',
   })

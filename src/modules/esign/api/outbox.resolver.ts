@@ -1,5 +1,6 @@
 import { Args, ArgsType, Ctx, Field, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../../platform/graphql/context';
+import { TokenScope } from '../../../platform/graphql/token-scope';
 import { PageArgs } from '../../../platform/graphql/paging';
 import {
   listOwnNotifications,
@@ -21,6 +22,7 @@ class NotificationListArgs extends PageArgs {
 /** GraphQL only: no REST route serves it (the REST face exposes the documented routes alone). */
 @Resolver(() => NotificationMessageType)
 export class NotificationResolver {
+  @TokenScope('sessions')
   @Query(() => NotificationMessagePageType, { description: 'Your outbox: every message sent for your sessions, newest first.' })
   async notifications(@Args() args: NotificationListArgs, @Ctx() ctx: RequestContext): Promise<NotificationMessagePageType> {
     if (args.client_id != null) await getOwnSession(ctx.services, ctx.em, ctx.actor, args.client_id);

@@ -1,6 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { ownedOrNotFound, ownedOrNull } from '../../../platform/auth/ownership';
 import { eventContext, type RequestContext } from '../../../platform/graphql/context';
+import { BrowserReadable, TokenScope } from '../../../platform/graphql/token-scope';
 import { startingWith } from '../../../platform/graphql/starting-point';
 import { GraphQLOnly } from '../../../platform/graphql/graphql-only';
 import { PageArgs } from '../../../platform/graphql/paging';
@@ -11,7 +12,7 @@ import { reassignSigner } from '../signers/reassign-signer';
 import { resendInvite } from '../signers/resend-invite';
 import { downloadCompletionCertificate, downloadSignedDocuments, downloadSignedPdf } from '../completion/download-signed-pdf';
 import { initializeEsign } from '../session/initialize-esign';
-import { getOwnSession } from '../session/own-session';
+import { getOwnSession, sessionNotFound } from '../session/own-session';
 import { listOwnSessions, readOwnSession } from './read-sessions';
 import { readOwnDocuments } from './read-documents';
 import { EsignDocumentDownloadsType, EsignDocumentType } from './document.types';
@@ -122,27 +123,33 @@ class SessionListArgs extends PageArgs {
 
 @Resolver(() => EsignSessionType)
 export class EsignSessionResolver {
+  @TokenScope('sessions')
   @Mutation(() => EsignSessionType, { description: 'Start a signing session on an uploaded PDF.' })
   async initializeEsign(@Args() args: InitializeEsignArgs, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
     return toSessionView(await initializeEsign(ctx.services, ctx.em, ctx.actor, args));
   }
 
+  @TokenScope('sessions')
+  @BrowserReadable(sessionNotFound)
   @Query(() => EsignSessionType, { description: 'One of your sessions, with its signers.' })
   async esignSession(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<EsignSessionType> {
     return toSessionView(await readOwnSession(ctx.services, ctx.actor, clientId));
   }
 
+  @TokenScope('sessions')
   @Query(() => EsignSessionPageType, { description: 'Your sessions, newest first.' })
   async esignSessions(@Args() args: SessionListArgs, @Ctx() ctx: RequestContext): Promise<EsignSessionPageType> {
     const page = await listOwnSessions(ctx.services, ctx.em, ctx.actor, args);
     return { items: page.items.map(toSessionView), has_next: page.has_next };
   }
 
+  @TokenScope('sessions')
   @Query(() => SignedPdfDownloadType, { description: 'A short-lived link to the signed PDF of a completed session.' })
   esignDownloadUrl(@Arg('client_id') clientId: string, @Ctx() ctx: RequestContext): Promise<SignedPdfDownloadType> {
     return downloadSignedPdf(ctx.services, ctx.em, ctx.actor, clientId);
   }
 
+  @TokenScope('sessions')
   @Query(() => SignedPdfDownloadType, {
     description:
       'A short-lived link to the certificate of completion of a completed session: the document, its fingerprints, every signer and the audit trail, signed by the platform.',
@@ -151,6 +158,7 @@ export class EsignSessionResolver {
     return downloadCompletionCertificate(ctx.services, ctx.em, ctx.actor, clientId);
   }
 
+  @TokenScope('sessions')
   @Query(() => EsignDocumentDownloadsType, {
     description: 'Short-lived links to every signed document of a completed session, in order, and to a ZIP of them all (added).',
   })
@@ -158,6 +166,7 @@ export class EsignSessionResolver {
     return downloadSignedDocuments(ctx.services, ctx.em, ctx.actor, clientId);
   }
 
+  @TokenScope('sessions')
   @Mutation(() => EsignSessionType, { description: 'Cancel a pending session.' })
   async cancelEsign(
     @Arg('client_id', () => String, { nullable: true }) clientId: string | null,
@@ -167,6 +176,7 @@ export class EsignSessionResolver {
     return toSessionView(await cancelSession(ctx.services, ctx.em, ctx.actor, { client_id: clientId, reason }));
   }
 
+  @TokenScope('sessions')
   @Mutation(() => ResentInviteType, {
     description: 'Send the invite of the signer whose turn it is again (at most 3 times an hour per signer).',
   })
@@ -178,6 +188,7 @@ export class EsignSessionResolver {
     return resendInvite(ctx.services, ctx.em, ctx.actor, { client_id: clientId, signer_id: signerId }, ctx.origin);
   }
 
+  @TokenScope('sessions')
   @Mutation(() => EsignSessionType, {
     description:
       'Hand a pending signer’s place to another person (new name and contact, new signer token: the old link stops working).',
@@ -195,6 +206,8 @@ export class EsignSessionResolver {
     return toSessionView(await reassignSigner(ctx.services, ctx.em, ctx.actor, input, ctx.origin));
   }
 
+  @TokenScope('sessions')
+  @BrowserReadable(sessionNotFound)
   @Subscription(() => EsignSessionType, {
     description: 'The session as it reads now, at once, then after every status change of it and its signers, as it then reads.',
     subscribe: async ({ args, context }) => {
@@ -251,6 +264,7 @@ export class EsignSessionResolver {
     return readOwnDocuments(ctx.services, ctx.em, ctx.actor, session.client_id);
   }
 
+  @TokenScope('sessions')
   @Query(() => [EsignDocumentType], {
     description: 'The documents of one of your sessions: files, stamp pages, who signs each and how far (added).',
   })

@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { MaxItems } from '../../../platform/graphql/operation-limits';
+import { Credential } from '../../../platform/graphql/token-scope';
 import type { SignerRecord } from './session-rows';
 import type { EsignSessionType } from './session.types';
 import type { SigningOrder } from '../esign-session.entity';
@@ -214,9 +215,11 @@ export class SignerType {
   @Field({ description: 'True only for the signer whose turn it is, while the session is pending.' })
   eligible!: boolean;
 
+  @Credential()
   @Field({ description: '`{PUBLIC_URL}/sign/{token}`: the signer page.' })
   invite_url!: string;
 
+  @Credential()
   @Field({ description: 'The signer credential: it opens only this signer page and its actions.' })
   token!: string;
 

@@ -7,6 +7,9 @@ import { expireDueSessions } from './expire-sessions';
 
 export const SESSION_NOT_FOUND = 'Esign client with the given client_id not found';
 
+/** What an unknown or foreign session answers. */
+export const sessionNotFound = () => new AppError('not_found', { message: SESSION_NOT_FOUND });
+
 /** A read never shows a session pending after its expiry, even before the expiry job has run. */
 async function settleExpiry(services: AppServices, em: EntityManager, sessions: EsignSession[]): Promise<void> {
   const now = Date.now();
