@@ -327,6 +327,8 @@ const templateBody = (fileId: string, overrides: Record<string, unknown> = {}) =
 });
 
 /** An endpoint on the local receiver, for an event the matrix never causes: the only deliveries are its pings. */
+/** Among the owner's embed origins (set up) and nobody else's. */
+const OWNER_ONLY_ORIGIN = 'https://owner-only.example.com';
 const webhookBody = () => ({ url: w.receiverUrl, events: ['esign.session.expired'], description: 'Matrix endpoint' });
 
 const runtimeSigners = (overrides: Record<string, unknown> = {}) => [
@@ -824,6 +826,17 @@ const REST: Record<string, RestSpec> = {
     owner: (data) => expect(data).toEqual({ queued: 1 }),
     foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
   },
+  'GET /account/embed-origins': {
+    call: () => ({ method: 'GET', path: '/account/embed-origins' }),
+    owner: (data) => expect(data).toContain('https://app.example.com'),
+    foreign: { isolated: (data) => expect(data).not.toContain(OWNER_ONLY_ORIGIN) },
+  },
+  'PUT /account/embed-origins': {
+    // Sets the caller's own list: the other user's call changes the other user's list only.
+    call: () => ({ method: 'PUT', path: '/account/embed-origins', json: { origins: ['https://app.example.com'] } }),
+    owner: (data) => expect(data).toEqual(['https://app.example.com']),
+    foreign: { isolated: (data) => expect(data).toEqual(['https://app.example.com']) },
+  },
   'POST /tokens/create': {
     call: () => ({ method: 'POST', path: '/tokens/create', json: tokenBody() }),
     owner: (data) =>
@@ -1273,6 +1286,16 @@ const GQL: Record<string, GqlSpec> = {
     owner: REST['POST /webhooks/redeliver'].owner,
     foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
   },
+  'Query.embedOrigins': {
+    call: () => ({ query: '{ embedOrigins }' }),
+    owner: REST['GET /account/embed-origins'].owner,
+    foreign: REST['GET /account/embed-origins'].foreign,
+  },
+  'Mutation.setEmbedOrigins': {
+    call: () => mutationFromBody('setEmbedOrigins', { origins: ['https://app.example.com'] }, ''),
+    owner: REST['PUT /account/embed-origins'].owner,
+    foreign: REST['PUT /account/embed-origins'].foreign,
+  },
   'Mutation.createToken': {
     call: () => mutationFromBody('createToken', tokenBody(), '{ client_id token scopes }'),
     owner: REST['POST /tokens/create'].owner,
@@ -1683,6 +1706,11 @@ beforeAll(async () => {
     token: (await restSend({ method: 'POST', path: '/tokens/create', json: tokenBody() }, bearer(owner))).body.data.client_id,
   };
   w.signerToken = pending.signers[0].token;
+  await ownerRest({
+    method: 'PUT',
+    path: '/account/embed-origins',
+    json: { origins: ['https://app.example.com', OWNER_ONLY_ORIGIN] },
+  });
   w.scoped = {} as World['scoped'];
   for (const scope of NARROW_SCOPES) {
     const made = await ownerRest({ method: 'POST', path: '/tokens/create', json: { name: `matrix ${scope}`, scopes: [scope] } });
@@ -2202,8 +2230,8 @@ const FIELD_DOMAINS: Record<Domain, string[]> = {
     'testWebhook',
     'redeliverWebhooks',
   ],
-  any: ['me'],
-  account: ['createToken', 'tokens', 'rotateToken', 'revokeToken'],
+  any: ['me', 'embedOrigins'],
+  account: ['createToken', 'tokens', 'rotateToken', 'revokeToken', 'setEmbedOrigins'],
 };
 const domainOfField = (field: string): Domain => {
   const found = (Object.keys(FIELD_DOMAINS) as Domain[]).find((domain) => FIELD_DOMAINS[domain].includes(field));
@@ -2211,16 +2239,20 @@ const domainOfField = (field: string): Domain => {
   return found;
 };
 /** A REST route's part of the API, by its path. */
-const domainOfPath = (path: string): Domain =>
-  path === '/tokens/browser'
-    ? 'sessions'
-    : /^\/(esign|templates|files|pfx)\//.test(path)
+const domainOfPath = (path: string, method: string): Domain =>
+  path === '/account/embed-origins'
+    ? method === 'GET'
+      ? 'any'
+      : 'account'
+    : path === '/tokens/browser'
       ? 'sessions'
-      : /^\/(stamps|wallet)(\/|$)/.test(path)
-        ? 'stamps'
-        : path.startsWith('/webhooks/')
-          ? 'webhooks'
-          : 'account';
+      : /^\/(esign|templates|files|pfx)\//.test(path)
+        ? 'sessions'
+        : /^\/(stamps|wallet)(\/|$)/.test(path)
+          ? 'stamps'
+          : path.startsWith('/webhooks/')
+            ? 'webhooks'
+            : 'account';
 
 /** docs/tokens.md: a scope allows its own part, `read` every query and subscription, `any` every token. */
 function allows(scope: NarrowScope, domain: Domain, kind: 'query' | 'mutation' | 'subscription'): boolean {
@@ -2243,7 +2275,7 @@ describe('token scopes: an operation outside a token’s scopes answers 403 nami
       for (const scope of NARROW_SCOPES) {
         // Minting a browser token for a session reads that session (docs/tokens.md).
         const kind = method === 'GET' || path === '/tokens/browser' ? 'query' : 'mutation';
-        const allowed = allows(scope, domainOfPath(path), kind);
+        const allowed = allows(scope, domainOfPath(path, method), kind);
         caseOf(`scope ${scope} REST ${name}`)(`${scope}: ${name} ${allowed ? 'works' : 'is 403'}`, async () => {
           const ids = { ...w.ids, ...(allowed ? await spec.fresh?.() : {}) };
           const answer = await restSend(spec.call(ids), bearer(w.scoped[scope]));

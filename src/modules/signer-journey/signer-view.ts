@@ -18,6 +18,7 @@ import { isSignerCancellation } from '../signing';
 import { batchesOf, HELD_TOO_LONG } from './aadhaar/esp-batches';
 import { TIMED_OUT } from './aadhaar/esp-outcomes';
 import { EspTransaction } from './aadhaar/esp-transaction.entity';
+import { embedOriginsOf } from '../users';
 
 function checkView(signer: Signer, kind: CheckKind) {
   const status = hasPassed(signer, kind) ? 'passed' : 'pending';
@@ -72,6 +73,8 @@ export async function signerView(em: EntityManager, signer: Signer) {
       })),
       // Who ended the session by declining (their reason is theirs and the owner's to read).
       declined_by: decliner ? decliner.fullName : null,
+      // The sites that may frame this page: an embedded page tells them what happens (docs/embedding.md).
+      embed_origins: await embedOriginsOf(em, session.user.id),
     },
     signer: {
       signer_id: signer.id,

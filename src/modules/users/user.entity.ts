@@ -20,4 +20,8 @@ export class User {
    */
   @Property({ type: new BigIntType('bigint'), nullable: true })
   stampFeePaise?: bigint | null;
+
+  /** The origins allowed to frame this account's signing pages (docs/embedding.md); none: no site may. */
+  @Property({ type: 'json', nullable: true })
+  embedOrigins?: string[] | null;
 }

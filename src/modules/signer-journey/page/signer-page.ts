@@ -3,6 +3,9 @@ import path from 'node:path';
 import express, { type Response } from 'express';
 import { packageRoot } from '../../../platform/package-root';
 import type { AppServices } from '../../../platform/services';
+import { AppError } from '../../../platform/errors';
+import { signerByToken } from '../../esign/signer-side';
+import { embedOriginsOf } from '../../users';
 
 export const SIGNER_PAGE_PATH = '/sign';
 /**
@@ -58,13 +61,20 @@ const PDFJS_BUILDS = new Set(['pdf.min.mjs', 'pdf.worker.min.mjs']);
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function pageHeaders(res: Response, csp: string): void {
-  res.setHeader('Content-Security-Policy', csp);
+/**
+ * `frameAncestors`: the origins the session's owner lets frame its signing pages (docs/embedding.md); none: no site
+ * may, and X-Frame-Options says so too for browsers that predate CSP's `frame-ancestors`.
+ */
+function pageHeaders(res: Response, csp: string, frameAncestors: readonly string[] = []): void {
+  res.setHeader(
+    'Content-Security-Policy',
+    frameAncestors.length > 0 ? csp.replace("frame-ancestors 'none'", `frame-ancestors ${frameAncestors.join(' ')}`) : csp,
+  );
   res.setHeader('Cache-Control', 'no-store');
   // The signer token is in the page's URL: no Referer may carry it anywhere.
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
+  if (frameAncestors.length === 0) res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Permissions-Policy', 'camera=(self), geolocation=(self), microphone=(), payment=(), usb=()');
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
   res.setHeader('X-Robots-Tag', 'noindex, nofollow');
@@ -89,6 +99,7 @@ export function createSignerPage(services: AppServices): express.Router {
       .replaceAll('{{pdfjsBase}}', escapeHtml(PDFJS_BASE))
       .replaceAll('{{assets}}', escapeHtml(SIGNER_ASSETS));
   const shell = fill('sign.html');
+  const embedScript = readFileSync(path.join(PAGE_DIR, 'embed.js'), 'utf8');
   const returnShell = fill('sign-return.html');
 
   // Before `/sign/:token`, which would take "return" for a token.
@@ -101,9 +112,20 @@ export function createSignerPage(services: AppServices): express.Router {
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(303, req.originalUrl);
   });
-  router.get(`${SIGNER_PAGE_PATH}/:token`, (_req, res) => {
-    pageHeaders(res, csp);
-    res.type('html').send(shell);
+  router.get(`${SIGNER_PAGE_PATH}/:token`, async (req, res, next) => {
+    try {
+      pageHeaders(res, csp, await frameAncestorsOf(services, req.params.token));
+      res.type('html').send(shell);
+    } catch (error) {
+      next(error);
+    }
+  });
+  // The host's side of an embedded signing page: mounts it in an iframe and relays its events (docs/embedding.md).
+  router.get('/embed.js', (_req, res) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    res.type('text/javascript').send(embedScript);
   });
 
   router.use(SIGNER_ASSETS, (_req, res, next) => {
@@ -123,4 +145,16 @@ export function createSignerPage(services: AppServices): express.Router {
     express.static(ASSETS_DIR, { index: false, etag: true, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }),
   );
   return router;
+}
+
+/** Who may frame the page of this signer token: its session owner's embed origins (none for an unknown token). */
+async function frameAncestorsOf(services: AppServices, token: string): Promise<string[]> {
+  const em = services.orm.em.fork();
+  try {
+    const signer = await signerByToken(em, token);
+    return await embedOriginsOf(em, signer.session.user.id);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'unauthorized') return [];
+    throw error;
+  }
 }

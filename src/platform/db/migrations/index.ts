@@ -31,6 +31,7 @@ import { Migration20261127060000_EspBatches } from './Migration20261127060000_Es
 import { Migration20261127062419_TemplateDocuments } from './Migration20261127062419_TemplateDocuments';
 import { Migration20261127070000_Bulks } from './Migration20261127070000_Bulks';
 import { Migration20261127092059_AccountTokens } from './Migration20261127092059_AccountTokens';
+import { Migration20261127094516_EmbedOrigins } from './Migration20261127094516_EmbedOrigins';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -66,4 +67,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127062419_TemplateDocuments', class: Migration20261127062419_TemplateDocuments },
   { name: 'Migration20261127070000_Bulks', class: Migration20261127070000_Bulks },
   { name: 'Migration20261127092059_AccountTokens', class: Migration20261127092059_AccountTokens },
+  { name: 'Migration20261127094516_EmbedOrigins', class: Migration20261127094516_EmbedOrigins },
 ];

@@ -21,6 +21,7 @@ import {
 } from './steps.js';
 import { closedMessage, finishedMessage } from './ended.js';
 import { summaryOf, zoomControls } from './summary.js';
+import { embedded, emit, observe } from './embedded.js';
 
 const screen = document.getElementById('screen');
 
@@ -76,6 +77,7 @@ function showInvalidLink() {
 }
 
 function showLoadProblem(error) {
+  emit('error', { code: 'load_failed', message: describeError(error) });
   messageScreen({
     screenName: 'load-problem',
     tone: 'problem',
@@ -209,6 +211,7 @@ function showSteps(view, { focus, message, failure }) {
   else if (view.signer.sign_type === 'aadhaar') step = aadhaarSignStep(ctx, view);
   else step = consentSignStep(ctx, view);
   slot.append(step);
+  emit('step', { step: current });
   labelActionBar(stepTitle(current, view.signer.sign_type));
   layout.panel.replaceChildren(
     progressOf(view, current) ?? '',
@@ -273,8 +276,10 @@ function showWaiting(view, { focus, message }) {
 
 function finishSigning(view) {
   leaveCurrentStep();
+  observe(view);
   const target = view.session.redirect_url;
-  if (target && /^https?:$/.test(safeUrl(target)?.protocol ?? '')) {
+  // Embedded, the host hears `signed` and decides where to go: the frame stays on the finished screen.
+  if (!embedded && target && /^https?:$/.test(safeUrl(target)?.protocol ?? '')) {
     messageScreen({
       screenName: 'redirecting',
       tone: 'success',
@@ -306,6 +311,7 @@ async function load({ message, view: known } = {}) {
     return;
   }
   const first = !layout;
+  observe(view);
   applyBranding(view.session);
   document.title = `Sign ${view.session.filename} – ${brandOf(view.session).name}`;
   const { session, signer } = view;

@@ -4,6 +4,7 @@
 import { ApiError, getJson, postJson, sentence } from '../api.js';
 import { announce, busy, field, formatTime, h } from '../dom.js';
 import { consentForm, report } from './feedback.js';
+import { embedded } from '../embedded.js';
 
 /** Where /sign/return finds this page again after the ESP: this tab's sessionStorage (the token stays out of URLs). */
 export const RETURN_PATH_KEY = 'esign.signerPath';
@@ -34,7 +35,62 @@ const espStateOf = (view) =>
 export function aadhaarSignStep(ctx, view) {
   const transaction = view.signer.esp_transaction ?? null;
   if (transaction?.status === 'pending' || transaction?.status === 'completed') return espWaitingStep(ctx, view, transaction);
-  return espStartStep(ctx, view, transaction);
+  return embedded ? espInWindowStep(ctx, view, transaction) : espStartStep(ctx, view, transaction);
+}
+
+/**
+ * Embedded in another site (embedded.js): eSign Service Providers refuse to be framed, and the hand-over is a
+ * top-level form POST, so the signer goes through Aadhaar eSign in a window of its own (this page, top-level, which
+ * hands over and comes back as it always does). The frame waits, reading the session every 2 s, and shows the
+ * outcome (and tells the host) as soon as the service has it. Nothing crosses between the two windows but the
+ * service's state: a third-party frame's storage is partitioned from the window's.
+ */
+function espInWindowStep(ctx, view, transaction) {
+  const { heading, outcome } = espOutcomeOf(ctx, view, transaction);
+  const open = h('button', { type: 'button', class: 'button button--primary' }, 'Open Aadhaar eSign in a new window');
+  const note = h('p', { class: 'hint', role: 'status' });
+  open.addEventListener('click', () => {
+    const opened = window.open(location.pathname, '_blank');
+    note.textContent = opened
+      ? 'Aadhaar eSign is open in another window. Finish there; this page updates by itself.'
+      : 'Your browser blocked the new window. Allow pop-ups for this site and choose the button again.';
+  });
+  const seen = espStateOf(view);
+  let stopped = false;
+  let timer = null;
+  const poll = async () => {
+    if (stopped) return;
+    try {
+      const next = await getJson('/session');
+      if (!stopped && espStateOf(next) !== seen) {
+        stopped = true;
+        await ctx.refresh();
+        return;
+      }
+    } catch (failure) {
+      if (stopped || ctx.failed(failure)) return;
+    }
+    timer = setTimeout(poll, ESP_POLL_MS);
+  };
+  timer = setTimeout(poll, ESP_POLL_MS);
+  ctx.onLeave(() => {
+    stopped = true;
+    clearTimeout(timer);
+  });
+  return h(
+    'div',
+    { class: 'step', dataset: { step: 'sign', esp: 'window' } },
+    heading,
+    outcome,
+    h(
+      'p',
+      {},
+      'The eSign Service Provider’s pages open in a window of their own. There you consent, enter your Aadhaar number and confirm with the one-time password (OTP) sent to the mobile number linked to it, or with your fingerprint.',
+    ),
+    batchesNote(view),
+    open,
+    note,
+  );
 }
 
 /**
@@ -233,7 +289,9 @@ function espWaitingStep(ctx, view, transaction) {
     // transaction to time out.
     const closes = transaction.expires_at ? formatTime(transaction.expires_at) : '';
     const restart = h('button', { type: 'button', class: 'button button--secondary' }, 'Start again');
-    restart.addEventListener('click', () => ctx.replaceStep(espStartStep(ctx, view, null, { restart: true })));
+    restart.addEventListener('click', () =>
+      ctx.replaceStep(embedded ? espInWindowStep(ctx, view, null) : espStartStep(ctx, view, null, { restart: true })),
+    );
     later = h(
       'div',
       { class: 'esp-restart' },
