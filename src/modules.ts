@@ -5,6 +5,7 @@
  */
 import { auditModule } from './modules/audit';
 import { bulkModule } from './modules/bulk';
+import { directLinksModule } from './modules/direct-links';
 import { esignModule } from './modules/esign';
 import { filesModule } from './modules/files';
 import { notificationsModule } from './modules/notifications';
@@ -31,6 +32,7 @@ export const modules = [
   esignModule,
   templatesModule,
   bulkModule,
+  directLinksModule,
   stampsModule,
   walletModule,
   pfxModule,

@@ -12,6 +12,7 @@ export type IdPrefix =
   | 'stamp'
   | 'stamp_inst'
   | 'pfx'
+  | 'dlink'
   | 'wle'
   | 'otp'
   | 'ntf'

@@ -327,6 +327,12 @@ const templateBody = (fileId: string, overrides: Record<string, unknown> = {}) =
 });
 
 /** An endpoint on the local receiver, for an event the matrix never causes: the only deliveries are its pings. */
+const directLinkBody = (ids: Ids) => ({
+  template_id: ids.template,
+  enabled: true,
+  sign_type: 'suresign',
+  visitor_reason: 'Tenant',
+});
 /** Among the owner's embed origins (set up) and nobody else's. */
 const OWNER_ONLY_ORIGIN = 'https://owner-only.example.com';
 const webhookBody = () => ({ url: w.receiverUrl, events: ['esign.session.expired'], description: 'Matrix endpoint' });
@@ -826,6 +832,17 @@ const REST: Record<string, RestSpec> = {
     owner: (data) => expect(data).toEqual({ queued: 1 }),
     foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
   },
+  'POST /templates/direct-link': {
+    call: (ids) => ({ method: 'POST', path: '/templates/direct-link', json: directLinkBody(ids) }),
+    owner: (data, ids) =>
+      expect(data).toMatchObject({ template_id: ids.template, enabled: true, url: expect.stringContaining('/d/') }),
+    foreign: { refused: NOT_FOUND },
+  },
+  'GET /templates/direct-link': {
+    call: (ids) => ({ method: 'GET', path: '/templates/direct-link', query: { template_id: ids.template } }),
+    owner: (data, ids) => expect(data).toMatchObject({ template_id: ids.template, client_id: expect.stringMatching(/^dlink_/) }),
+    foreign: { refused: NOT_FOUND },
+  },
   'GET /account/embed-origins': {
     call: () => ({ method: 'GET', path: '/account/embed-origins' }),
     owner: (data) => expect(data).toContain('https://app.example.com'),
@@ -1286,6 +1303,16 @@ const GQL: Record<string, GqlSpec> = {
     owner: REST['POST /webhooks/redeliver'].owner,
     foreign: { refused: NOT_FOUND, snapshot: endpointSnapshot },
   },
+  'Mutation.setDirectLink': {
+    call: (ids) => mutationFromBody('setDirectLink', directLinkBody(ids), '{ client_id template_id enabled url }'),
+    owner: REST['POST /templates/direct-link'].owner,
+    foreign: { refused: NOT_FOUND },
+  },
+  'Query.directLink': {
+    call: (ids) => byId('directLink', '{ client_id template_id }', 'String', 'template_id')(ids.template),
+    owner: REST['GET /templates/direct-link'].owner,
+    foreign: { refused: NOT_FOUND },
+  },
   'Query.embedOrigins': {
     call: () => ({ query: '{ embedOrigins }' }),
     owner: REST['GET /account/embed-origins'].owner,
@@ -1706,6 +1733,7 @@ beforeAll(async () => {
     token: (await restSend({ method: 'POST', path: '/tokens/create', json: tokenBody() }, bearer(owner))).body.data.client_id,
   };
   w.signerToken = pending.signers[0].token;
+  await ownerRest({ method: 'POST', path: '/templates/direct-link', json: directLinkBody(w.ids) });
   await ownerRest({
     method: 'PUT',
     path: '/account/embed-origins',
@@ -2197,6 +2225,8 @@ const FIELD_DOMAINS: Record<Domain, string[]> = {
     'updateTemplate',
     'deleteTemplate',
     'initializeFromTemplate',
+    'setDirectLink',
+    'directLink',
     'bulk',
     'bulks',
     'bulkRows',

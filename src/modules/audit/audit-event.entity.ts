@@ -4,6 +4,7 @@ import { newId } from '../../platform/ids';
 
 export type AuditEventKind =
   | 'session_created'
+  | 'direct_link_used'
   | 'invite_sent'
   | 'viewed'
   | 'otp_sent'

@@ -25,6 +25,7 @@ import { SignatureVerificationResolver } from './api/verify.resolver';
 export { EsignSession, Signer, type SignType } from './esign-session.entity';
 export { createSession, createSessions, type SessionToCreate } from './session/initialize-esign';
 export { getOwnSession } from './session/own-session';
+export { signerInviteUrl } from './signers/signer-token';
 export { planSession } from './session/plan-session';
 export type { DocumentPlan, SessionPlan } from './session/session-plan';
 export { cachedReferences, referencesOf, type SessionReferences } from './session/check-references';

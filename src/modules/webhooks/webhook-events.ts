@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = {
   'esign.session.cancelled': 'the owner cancelled the session; data: the session',
   'esign.session.declined':
     'a signer declined to sign (with a reason), which ends the session; data: the session, and `signer_id`',
+  'esign.direct_link.used':
+    'someone started a session from a template’s public link; data: the session, `direct_link_id` and the visitor’s `signer_id`',
   'esign.bulk.created': 'a bulk send was accepted; data: the bulk as GET esign/bulk-status shows it',
   'esign.bulk.progress': 'rows of a bulk were made into sessions (at most one every 5 s per bulk); data: the bulk',
   'esign.bulk.completed': 'every row of a bulk is made into a session or failed; data: the bulk',

@@ -20,3 +20,11 @@ export function signerTokenBox(secretsEncryptionKey: string): SecretBox {
 export function inviteUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/sign/${token}`;
 }
+
+/** A signer's invite_url, from the sealed token kept with the signer. */
+export function signerInviteUrl(
+  config: { publicUrl: string; secretsEncryptionKey: string },
+  signer: { tokenSealed: string },
+): string {
+  return inviteUrl(config.publicUrl, signerTokenBox(config.secretsEncryptionKey).openText(signer.tokenSealed));
+}

@@ -32,6 +32,7 @@ import { Migration20261127062419_TemplateDocuments } from './Migration2026112706
 import { Migration20261127070000_Bulks } from './Migration20261127070000_Bulks';
 import { Migration20261127092059_AccountTokens } from './Migration20261127092059_AccountTokens';
 import { Migration20261127094516_EmbedOrigins } from './Migration20261127094516_EmbedOrigins';
+import { Migration20261127100525_DirectLinks } from './Migration20261127100525_DirectLinks';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -68,4 +69,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127070000_Bulks', class: Migration20261127070000_Bulks },
   { name: 'Migration20261127092059_AccountTokens', class: Migration20261127092059_AccountTokens },
   { name: 'Migration20261127094516_EmbedOrigins', class: Migration20261127094516_EmbedOrigins },
+  { name: 'Migration20261127100525_DirectLinks', class: Migration20261127100525_DirectLinks },
 ];
