@@ -4,6 +4,7 @@ import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { MAX_PDF_BYTES } from './modules/files';
 import { buildAppSchema } from './platform/graphql/schema';
+import { allowCrossOrigin } from './platform/http/cors';
 import { mountDownloads } from './platform/http/downloads';
 import { drainServer } from './platform/http/drain';
 import { mountErrorHandlers } from './platform/http/errors';
@@ -39,6 +40,7 @@ export async function createHttpApp(services: AppServices, composition: Composit
   app.use(requestLogger(log));
   mountHealth(app, services);
   mountDownloads(app, services);
+  app.use(['/graphql', REST_BASE], allowCrossOrigin);
   const graphqlHttp = await mountGraphqlHttp(app, services, schema, { maxUploadBytes: MAX_PDF_BYTES });
   const graphqlWs = mountGraphqlWs(server, services, schema);
 

@@ -83,7 +83,7 @@ describe('the typed client', () => {
     const me = await client.request(MeDocument);
     expect(me.me.user_id).toBe(owner.user_id);
     const uploaded = await client.request(UploadPdfDocument, {
-      file: new File([FOUR_PAGE_PDF], 'contract.pdf', { type: 'application/pdf' }),
+      file: new File([new Uint8Array(FOUR_PAGE_PDF)], 'contract.pdf', { type: 'application/pdf' }),
     });
     expect(uploaded.uploadPdf.client_id).toMatch(/^file_/);
     const started = await client.request(InitializeEsignDocument, {
@@ -132,7 +132,7 @@ describe('the typed client', () => {
 
   it('reconnects after the connection breaks and ends when the session is final', async () => {
     const uploaded = await client.request(UploadPdfDocument, {
-      file: new File([FOUR_PAGE_PDF], 'lease.pdf', { type: 'application/pdf' }),
+      file: new File([new Uint8Array(FOUR_PAGE_PDF)], 'lease.pdf', { type: 'application/pdf' }),
     });
     const session = (
       await client.request(InitializeEsignDocument, {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { rest } from '../helpers/clients';
+import { rest, signerApi } from '../helpers/clients';
 import { signatureAt, uploadPdf } from '../helpers/factories';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { DESKTOP, hasChromium, useBrowser } from '../helpers/browser';
@@ -221,7 +221,11 @@ describe('direct links', () => {
           query: { client_id: mine.client_id },
         });
         expect(details.body.data.signers[0].status).toBe('completed');
-        expect(details.body.data.signers[1].status).toBe('pending');
+        // The landlord, invited in turn, signs too: the session the link started completes.
+        const signed = await signerApi(app, 'POST', '/sign', details.body.data.signers[1].token, { consent: true });
+        expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+        const after = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: mine.client_id } });
+        expect(after.body.data.status).toBe('completed');
       } finally {
         await context.close();
       }
