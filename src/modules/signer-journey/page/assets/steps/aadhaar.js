@@ -55,28 +55,7 @@ function espInWindowStep(ctx, view, transaction) {
       ? 'Aadhaar eSign is open in another window. Finish there; this page updates by itself.'
       : 'Your browser blocked the new window. Allow pop-ups for this site and choose the button again.';
   });
-  const seen = espStateOf(view);
-  let stopped = false;
-  let timer = null;
-  const poll = async () => {
-    if (stopped) return;
-    try {
-      const next = await getJson('/session');
-      if (!stopped && espStateOf(next) !== seen) {
-        stopped = true;
-        await ctx.refresh();
-        return;
-      }
-    } catch (failure) {
-      if (stopped || ctx.failed(failure)) return;
-    }
-    timer = setTimeout(poll, ESP_POLL_MS);
-  };
-  timer = setTimeout(poll, ESP_POLL_MS);
-  ctx.onLeave(() => {
-    stopped = true;
-    clearTimeout(timer);
-  });
+  refreshOnEspChange(ctx, view);
   return h(
     'div',
     { class: 'step', dataset: { step: 'sign', esp: 'window' } },
@@ -305,6 +284,21 @@ function espWaitingStep(ctx, view, transaction) {
   }
   announce(pending ? 'Waiting for the eSign provider.' : text);
 
+  refreshOnEspChange(ctx, view);
+  return h(
+    'div',
+    { class: 'step', dataset: { step: 'sign', esp: transaction.status } },
+    heading,
+    h('p', { class: 'waiting' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), text),
+    later,
+  );
+}
+
+/**
+ * Reads the session every 2 s while the step is on screen, and shows the page anew once the ESP part of it moves (a
+ * transaction opened, answered, failed; the signer or the session done).
+ */
+function refreshOnEspChange(ctx, view) {
   const seen = espStateOf(view);
   let stopped = false;
   let timer = null;
@@ -332,12 +326,4 @@ function espWaitingStep(ctx, view, transaction) {
     stopped = true;
     clearTimeout(timer);
   });
-
-  return h(
-    'div',
-    { class: 'step', dataset: { step: 'sign', esp: transaction.status } },
-    heading,
-    h('p', { class: 'waiting' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), text),
-    later,
-  );
 }
