@@ -28,7 +28,10 @@ export const ERROR_STATUS = {
   query_too_complex: 400,
   unauthorized: 401,
   insufficient_balance: 402,
-  /** A user's own token calling an admin operation. Never for another user's resource: that is not_found. */
+  /**
+   * An operation the token may not run: an admin operation with a user's token, one outside the token's scopes, or
+   * anything but its resource's reads for a browser token. Never for another user's resource: that is not_found.
+   */
   forbidden: 403,
   invalid_download_link: 403,
   outside_geofence: 403,
