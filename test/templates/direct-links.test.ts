@@ -191,6 +191,24 @@ describe('direct links', () => {
     ).toBe(before);
   });
 
+  it('refuses options that could never make a session, naming the link’s own fields', async () => {
+    const bare = await rest<any>(app, 'POST', '/templates/save', {
+      token: owner.token,
+      json: {
+        name: 'No reasons saved',
+        file_id: (await rest<any>(app, 'GET', '/templates/details', { token: owner.token, query: { client_id: templateId } }))
+          .body.data.file_id,
+        signers: [{ elements: [signatureAt(0)] }, { elements: [signatureAt(0, 300)] }],
+      },
+    });
+    const refused = await rest<any>(app, 'POST', '/templates/direct-link', {
+      token: owner.token,
+      json: { template_id: bare.body.data.client_id, enabled: true, sign_type: 'suresign', signers: [landlord] },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors!.map((error: any) => error.field).sort()).toEqual(['signers[0].reason', 'visitor_reason']);
+  });
+
   it('belongs to the template’s owner: another user’s token gets 404', async () => {
     const other = await app.createUser();
     expect((await setLink({ enabled: true }, other.token)).status).toBe(404);

@@ -53,7 +53,11 @@ export async function setDirectLink(
     stamp: request.stamp ?? null,
   };
   const prepared = await prepareTemplate(em, actor, template.id);
-  await planFromTemplate(services, referencesOf(em, actor), prepared, linkRequest(template, options, SAMPLE_VISITOR));
+  await planFromTemplate(services, referencesOf(em, actor), prepared, linkRequest(template, options, SAMPLE_VISITOR)).catch(
+    (error: unknown) => {
+      throw error instanceof AppError ? inLinkTerms(error, options.visitor_position ?? 0) : error;
+    },
+  );
   let link = await em.findOne(DirectLink, { template: template.id });
   if (!link) {
     link = em.create(DirectLink, {
@@ -82,3 +86,21 @@ export async function getDirectLink(em: EntityManager, actor: Actor, templateId:
 }
 
 export const directLinkUrl = (publicUrl: string, link: { slug: string }) => `${publicUrl}${DIRECT_LINK_PATH}/${link.slug}`;
+
+/**
+ * A refusal of the sample session, naming the link's own fields: the visitor's place is `visitor_reason` (or
+ * `visitor_position`), and the other signers are counted without it (`signers[1]` of the session after the visitor is
+ * the link's `signers[0]`).
+ */
+function inLinkTerms(error: AppError, position: number): AppError {
+  if (!error.errors) return error;
+  const errors = error.errors.map((problem) => {
+    const match = /^signers\[(\d+)\](.*)$/.exec(problem.field);
+    if (!match) return problem;
+    const index = Number(match[1]);
+    if (index === position)
+      return { ...problem, field: match[2] === '.reason' ? 'visitor_reason' : `visitor_position${match[2]}` };
+    return { ...problem, field: `signers[${index > position ? index - 1 : index}]${match[2]}` };
+  });
+  return new AppError(error.code, { message: error.message, errors, details: error.details, cause: error });
+}
