@@ -18,13 +18,17 @@ const ROUND_SECONDS = 3;
 const DETAILS_QUERY = `query Details($id: String!) {
   esignSession(client_id: $id) {
     client_id user_id actor_id actor_type created_at sign_type auth_mode backend file_id current_pdf_file_id filename folder
-    allow_download archived expiry_seconds expires_at max_retry redirect_url sender
+    allow_download allow_delegation append_certificate signing_order reminder_interval_hours reminder_max
+    archived expiry_seconds expires_at max_retry redirect_url sender
     email_template_overrides { company_name legal_name support_email }
     signer_idx status cancel_reason template_id template_version
     signers {
       signer_id eligible invite_url token sign_type auth_mode max_retry pfx_id full_name email country_code mobile verify_email
-      verify_mobile reason accept_virtual_sign status
-      elements { field_id x y page type alignment width height allow_wet_signature font_size format value }
+      verify_mobile reason accept_virtual_sign status decline_reason declined_at
+      elements {
+        field_id x y page type alignment width height allow_wet_signature font_size format value
+        required read_only label min_length max_length pattern min max options multiline every_page filled_at
+      }
       aadhaar_cert_details { name country state pin_code aadhaar year_of_birth gender }
       verify_location location_source enforce_geofence latitude longitude radius
       name_match { enforce prefill_name signer_name score status }
@@ -34,6 +38,7 @@ const DETAILS_QUERY = `query Details($id: String!) {
       email_verified_at mobile_verified_at
       location { source latitude longitude accuracy_m ip distance_m recorded_at }
     }
+    stamps { stamp_id }
   }
 }`;
 
@@ -84,6 +89,12 @@ async function startBareHandler(
       // The app expires a due session on read; the bench's session is never due.
       if (s.status === 'pending' && (s.expires_at as Date).getTime() <= Date.now()) return fail(res, 500, 'due session');
       const signers = await pool.query<Row>('select * from esign_signers where session_id = $1 order by position asc', [s.id]);
+      // The stamps the session holds, as the service's loader reads them (the bench's session holds none).
+      const stamps = await pool.query<Row>(
+        'select id from stamp_instances where session_id = $1 order by duty_paise desc, created_at asc, serial asc, id asc',
+        [s.id],
+      );
+      if (stamps.rows.length > 0) return fail(res, 500, 'the bare handler draws no stamps');
       const overrides = s.email_template_overrides;
       res.json({
         data: {
@@ -100,6 +111,11 @@ async function startBareHandler(
           filename: s.filename,
           folder: s.folder,
           allow_download: s.allow_download,
+          allow_delegation: s.allow_delegation,
+          append_certificate: s.append_certificate,
+          signing_order: s.signing_order,
+          reminder_interval_hours: s.reminder_interval_hours,
+          reminder_max: s.reminder_max,
           archived: s.archived,
           expiry_seconds: s.expiry_seconds,
           expires_at: s.expires_at,
@@ -119,6 +135,7 @@ async function startBareHandler(
           template_id: s.template_id,
           template_version: s.template_version,
           signers: signers.rows.map((r) => signerJson(r, s, openToken(r.token_sealed), publicUrl)),
+          stamps: [],
         },
         status_code: 200,
         message: 'Success',
@@ -169,6 +186,8 @@ function signerJson(r: Row, s: Row, token: string, publicUrl: string): Row {
     reason: r.reason,
     accept_virtual_sign: r.accept_virtual_sign,
     status: r.status,
+    decline_reason: r.decline_reason ?? null,
+    declined_at: r.declined_at ? new Date(r.declined_at).toISOString() : null,
     elements: (r.elements as Row[]).map((e) => ({
       field_id: e.field_id ?? null,
       x: e.x,
@@ -182,6 +201,18 @@ function signerJson(r: Row, s: Row, token: string, publicUrl: string): Row {
       font_size: e.font_size,
       format: e.format ?? null,
       value: e.value ?? null,
+      required: e.required ?? null,
+      read_only: e.read_only ?? null,
+      label: e.label ?? null,
+      min_length: e.min_length ?? null,
+      max_length: e.max_length ?? null,
+      pattern: e.pattern ?? null,
+      min: e.min ?? null,
+      max: e.max ?? null,
+      options: e.options ?? null,
+      multiline: e.multiline ?? null,
+      every_page: e.every_page ?? null,
+      filled_at: e.filled_at ?? null,
     })),
     aadhaar_cert_details: aadhaar
       ? {
