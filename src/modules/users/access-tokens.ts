@@ -19,7 +19,10 @@ export interface IssuedToken {
 /** The kinds the CLI issues (browser tokens are made over the API only). */
 export const CLI_TOKEN_KINDS: readonly TokenScope[] = ['user', 'admin'];
 
-/** Issued by the CLI (and with a new user): no API operation makes tokens, so no token can make an admin one. */
+/**
+ * Issued by the CLI (and with a new user). Over the API an account makes only `user` tokens within its scopes and
+ * browser tokens (the tokens module), so no token can make an admin one.
+ */
 export async function issueAccessToken(
   em: EntityManager,
   userId: string,
