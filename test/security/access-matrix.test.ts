@@ -923,7 +923,7 @@ interface GqlSpec {
   /** Uploads are multipart, HTTP only; subscriptions are graphql-ws only (HTTP refuses them, see below). */
   transport?: 'http' | 'ws';
   /** Subscriptions: makes the owner's fixture change so that an event is due. */
-  trigger?: (ids: Ids) => Promise<void>;
+  trigger?: (ids: Ids, results: () => Json[]) => Promise<void>;
 }
 
 const byId =
@@ -1229,13 +1229,19 @@ const GQL: Record<string, GqlSpec> = {
       variables: { id: ids.order },
     }),
     transport: 'ws',
-    // Reserving one of the order's stamps into a session moves the order; cancelling the session gives it back.
-    trigger: async (ids) => {
+    // Reserving one of the order's stamps into a session moves the order; cancelling the session gives it back, once
+    // the subscriber has heard the reservation (an event is read when it is delivered: had the cancel committed first,
+    // both events would read the order as it started, and a subscription sends nothing that did not change).
+    trigger: async (ids, results) => {
       const session = await ownerRest({
         method: 'POST',
         path: '/esign/initialize-esign',
         json: sessionBody(ids.pdf, { stamp: { stamp_instance_ids: [ids.stamp], mock: true } }),
       });
+      await until(
+        () => results().some((result) => result.data?.stampOrderUpdated?.status_counts?.reserved === 1),
+        'the reservation to reach the subscriber',
+      );
       await ownerRest({ method: 'POST', path: '/esign/cancel', json: { client_id: session.client_id } });
     },
     owner: (data, ids) =>
@@ -2048,8 +2054,8 @@ describe("another user's token: the owner's resources answer like unknown ones, 
     // the owner's subscriptions started with their current state.
     await until(() => intruding.every((watch) => watch.errors.length > 0), "the intruder's refusals");
     await until(() => watching.every((watch) => watch.results.length > 0), "the owner's starting states");
-    await GQL['Subscription.stampOrderUpdated'].trigger!(ids);
-    await GQL['Subscription.esignSessionUpdated'].trigger!(ids);
+    await GQL['Subscription.stampOrderUpdated'].trigger!(ids, () => watching[1]!.results);
+    await GQL['Subscription.esignSessionUpdated'].trigger!(ids, () => watching[0]!.results);
     // The session's cancellation follows its starting state (the order's selected fields may read the same after the
     // reservation, and an unchanged answer is not sent again).
     await until(() => watching[0]!.results.length > 1, "the owner's session event");
@@ -2119,7 +2125,7 @@ describe("the owner's token succeeds", () => {
         // A subscription starts with the resource as it reads now, then sends its changes.
         await until(() => watch.results.length > 0 || watch.done, `the starting state of ${name}`);
         const before = watch.results.length;
-        await spec.trigger(ids);
+        await spec.trigger(ids, () => watch.results);
         // The event the trigger causes; a resource that moves by itself (a bulk working its rows) may send others first.
         const expected = () => watch.results.slice(before).find((result) => passes(() => spec.owner(result.data?.[field], ids)));
         await until(() => expected() !== undefined || watch.done, `an event of ${name}`);
