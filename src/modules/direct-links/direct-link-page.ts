@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { requestOrigin } from '../../platform/auth/request-origin';
+import { escapeHtml } from '../../platform/http/escape-html';
 import { AppError, findAppError } from '../../platform/errors';
 import { sendError, sendSuccess } from '../../platform/rest/envelope';
 import type { AppServices } from '../../platform/services';
@@ -16,9 +17,6 @@ const PAGE_CSP = [
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * The public side of a template's link (docs/direct-links.md): `GET /d/{slug}` is a form (no script) for the

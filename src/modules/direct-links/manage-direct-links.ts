@@ -41,7 +41,8 @@ export async function setDirectLink(
     problems.invalidField('expires_at', 'must be in the future');
   const error = problems.toError();
   if (error) throw error;
-  const template = await getOwnTemplate(em, actor, request.template_id!);
+  const prepared = await prepareTemplate(em, actor, request.template_id!);
+  const { template } = prepared;
   const options: DirectLinkOptions = {
     visitor_position: request.visitor_position ?? 0,
     visitor_reason: request.visitor_reason ?? null,
@@ -52,7 +53,6 @@ export async function setDirectLink(
     folder: request.folder ?? null,
     stamp: request.stamp ?? null,
   };
-  const prepared = await prepareTemplate(em, actor, template.id);
   await planFromTemplate(services, referencesOf(em, actor), prepared, linkRequest(template, options, SAMPLE_VISITOR)).catch(
     (error: unknown) => {
       throw error instanceof AppError ? inLinkTerms(error, options.visitor_position ?? 0) : error;

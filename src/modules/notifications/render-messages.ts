@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../platform/http/escape-html';
+
 /** What a session may say of its sender instead of the platform (the contract's `email_template`). */
 export interface BrandingOverrides {
   company_name?: string | null;
@@ -55,11 +57,11 @@ export function renderInvite(brand: Branding, content: InviteContent): RenderedM
       `${until} It is yours alone: do not forward this message.`,
     ]),
     html: htmlOf(brand, [
-      p(`Hello ${esc(content.signerName)},`),
-      p(esc(asks) + (content.reason ? `<br>Reason: ${esc(content.reason)}` : '')),
+      p(`Hello ${escapeHtml(content.signerName)},`),
+      p(escapeHtml(asks) + (content.reason ? `<br>Reason: ${escapeHtml(content.reason)}` : '')),
       button(content.inviteUrl, 'Review and sign'),
       p(`Or open this link: ${link(content.inviteUrl)}`),
-      p(`${esc(until)} It is yours alone: do not forward this message.`, 'color:#555;font-size:13px'),
+      p(`${escapeHtml(until)} It is yours alone: do not forward this message.`, 'color:#555;font-size:13px'),
     ]),
     short: `${content.requester ? '' : `${brand.name}: `}${asks} Sign here: ${content.inviteUrl} (until ${formatUtc(content.expiresAt)})`,
   };
@@ -97,19 +99,19 @@ export function renderCompletion(brand: Branding, content: CompletionContent): R
           : `Download the signed document:\n${downloads[0]!.url}\n${until}`,
     ]),
     html: htmlOf(brand, [
-      p(`Hello ${esc(content.signerName)},`),
-      p(esc(done)),
+      p(`Hello ${escapeHtml(content.signerName)},`),
+      p(escapeHtml(done)),
       ...(downloads.length === 0
         ? [p(keeps)]
         : several
           ? [
-              ...downloads.map((download) => p(`${esc(download.name)}: ${link(download.url)}`)),
-              p(esc(until), 'color:#555;font-size:13px'),
+              ...downloads.map((download) => p(`${escapeHtml(download.name)}: ${link(download.url)}`)),
+              p(escapeHtml(until), 'color:#555;font-size:13px'),
             ]
           : [
               button(downloads[0]!.url, 'Download the signed PDF'),
               p(`Or open this link: ${link(downloads[0]!.url)}`),
-              p(esc(until), 'color:#555;font-size:13px'),
+              p(escapeHtml(until), 'color:#555;font-size:13px'),
             ]),
     ]),
     short:
@@ -134,9 +136,9 @@ export function renderOneTimeCode(brand: Branding, content: OneTimeCodeContent):
     text: textOf(brand, [line, why, 'If you did not ask for a code, ignore this message.']),
     html: htmlOf(brand, [
       p(
-        `Your code is <strong style="font-size:22px;letter-spacing:3px">${esc(content.code)}</strong>, valid ${content.validMinutes} minute${content.validMinutes === 1 ? '' : 's'}.`,
+        `Your code is <strong style="font-size:22px;letter-spacing:3px">${escapeHtml(content.code)}</strong>, valid ${content.validMinutes} minute${content.validMinutes === 1 ? '' : 's'}.`,
       ),
-      p(esc(why)),
+      p(escapeHtml(why)),
       p('If you did not ask for a code, ignore this message.', 'color:#555;font-size:13px'),
     ]),
     short: `${brand.name}: ${line}`,
@@ -164,8 +166,8 @@ function htmlOf(brand: Branding, blocks: string[]): string {
   const footer = footerLines(brand)
     .map((line) =>
       brand.supportEmail && line.endsWith(brand.supportEmail)
-        ? `${esc(line.slice(0, -brand.supportEmail.length))}<a href="mailto:${esc(brand.supportEmail)}">${esc(brand.supportEmail)}</a>`
-        : esc(line),
+        ? `${escapeHtml(line.slice(0, -brand.supportEmail.length))}<a href="mailto:${escapeHtml(brand.supportEmail)}">${escapeHtml(brand.supportEmail)}</a>`
+        : escapeHtml(line),
     )
     .join('<br>');
   return [
@@ -173,7 +175,7 @@ function htmlOf(brand: Branding, blocks: string[]): string {
     '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
     '<body style="margin:0;padding:24px;background:#f4f5f7;font-family:Arial,Helvetica,sans-serif;color:#1f2328">',
     '<div style="max-width:560px;margin:0 auto;background:#fff;border-radius:8px;padding:24px">',
-    `<div style="font-size:18px;font-weight:bold;margin-bottom:16px">${esc(brand.name)}</div>`,
+    `<div style="font-size:18px;font-weight:bold;margin-bottom:16px">${escapeHtml(brand.name)}</div>`,
     ...blocks,
     `<hr style="border:0;border-top:1px solid #ddd;margin:24px 0 12px"><div style="color:#666;font-size:12px">${footer}</div>`,
     '</div></body></html>',
@@ -186,14 +188,10 @@ function p(html: string, style = ''): string {
 
 function button(url: string, label: string): string {
   return p(
-    `<a href="${esc(url)}" style="display:inline-block;background:#1f6feb;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${esc(label)}</a>`,
+    `<a href="${escapeHtml(url)}" style="display:inline-block;background:#1f6feb;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(label)}</a>`,
   );
 }
 
 function link(url: string): string {
-  return `<a href="${esc(url)}">${esc(url)}</a>`;
-}
-
-export function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return `<a href="${escapeHtml(url)}">${escapeHtml(url)}</a>`;
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { signedName } from '../file-names';
 import { type EsignDocument, type EsignSession, Signer } from '../esign-session.entity';
-import { inviteUrl, signerTokenBox } from './signer-token';
+import { signerInviteUrl } from './signer-token';
 import { StoredFile } from '../../files';
 import {
   brandingOf,
@@ -122,13 +122,12 @@ async function inviteDrafts(
 ): Promise<NotificationDraft[]> {
   // An owner who resends by hand asks for it: the signer's `invite` flag is about the automatic one.
   if (!signer.notification.invite && !options.byHand) return [];
-  const token = signerTokenBox(services.config.secretsEncryptionKey).openText(signer.tokenSealed);
   const message = renderInvite(brandOf(services, session), {
     signerName: signer.fullName,
     filename: session.filename,
     requester: session.sender ?? session.emailTemplateOverrides?.company_name ?? undefined,
     reason: signer.reason,
-    inviteUrl: inviteUrl(services.config.publicUrl, token),
+    inviteUrl: signerInviteUrl(services.config, signer),
     expiresAt: session.expiresAt,
   });
   const drafts = await Promise.all(

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Response } from 'express';
 import { packageRoot } from '../../../platform/package-root';
+import { escapeHtml } from '../../../platform/http/escape-html';
 import type { AppServices } from '../../../platform/services';
 import { AppError } from '../../../platform/errors';
 import { signerByToken } from '../../esign/signer-side';
@@ -57,9 +58,6 @@ const PDFJS_VERSION = (JSON.parse(readFileSync(path.join(PDFJS_DIR, 'package.jso
 const PDFJS_PATH = `${SIGNER_ASSETS}/pdfjs-${PDFJS_VERSION}`;
 const PDFJS_BASE = `${PDFJS_PATH}/`;
 const PDFJS_BUILDS = new Set(['pdf.min.mjs', 'pdf.worker.min.mjs']);
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * `frameAncestors`: the origins the session's owner lets frame its signing pages (docs/embedding.md); none: no site
