@@ -86,6 +86,8 @@ export interface AppConfig {
   workers: { threads: number; maxQueue: number; taskTimeoutMs: number; queueTimeoutMs: number; maxMemoryMb: number };
   /** The eSign Service Providers Aadhaar signers sign through, by the session's `backend` (docs/signing.md). */
   esps: Record<string, EspConfig>;
+  /** ESP failover: the configured groups (`ESP_GROUP_<NAME>`, ordered ESP names) and when a failing ESP is skipped. */
+  espRouting: { groups: Record<string, string[]>; failuresBeforeSkip: number; skipSeconds: number };
 }
 
 /** One ESP backend: `ESP_<NAME>_*` (the built-in sandbox needs none of them). */
@@ -99,6 +101,8 @@ export interface EspConfig {
   authUrl?: string;
   /** 3.2: how long the server-to-server request waits for the ESP's acknowledgement. */
   ackTimeoutSeconds: number;
+  /** 2.1: how long the check that the ESP's gateway answers at all waits, before the signer is sent there. */
+  probeTimeoutSeconds: number;
   aspId: string;
   /** The ESP's response-signing certificate (PEM); the built-in sandbox's is its own key in the database. */
   certificatePem?: string;

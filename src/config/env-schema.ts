@@ -78,6 +78,9 @@ export const envSchema = z.object({
   STAMP_VENDOR: z.enum(['simulated']).default('simulated'),
   ALLOW_SIMULATED_VENDOR: bool.default(false),
   ALLOW_SANDBOX_ESP: bool.default(false),
+  /** ESP failover (docs/signing.md): an ESP that failed this many times in a row is skipped for ESP_SKIP_SECONDS. */
+  ESP_FAILURES_BEFORE_SKIP: z.coerce.number().int().min(1).max(100).default(3),
+  ESP_SKIP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
   STAMP_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(20),
   STAMP_VENDOR_REJECTION_RATE: z.coerce.number().min(0).max(1).default(0.02),
   STAMP_VENDOR_PENDING_RATE: z.coerce.number().min(0).max(1).default(0),

@@ -2,7 +2,7 @@ import path from 'node:path';
 import addressparser from 'nodemailer/lib/addressparser';
 import type { AppConfig, EspConfig, NotificationConfig } from './app-config';
 import { DEFAULT_SECRETS, envSchema, type Env } from './env-schema';
-import { ESP_URL, espBackends } from './esp-backends';
+import { ESP_URL, espBackends, espGroups } from './esp-backends';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -24,8 +24,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.APP_ENV === 'production') problems.push(...productionProblems(env, source));
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   const esps = espBackends(source, env, publicUrl, problems);
+  const groups = espGroups(source, esps, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return appConfigOf(env, publicUrl, mailFrom!, esps);
+  return appConfigOf(env, publicUrl, mailFrom!, esps, groups);
 }
 
 /** Each variable on its own: its type, range and default (env-schema.ts). */
@@ -76,6 +77,7 @@ function appConfigOf(
   publicUrl: string,
   mailFrom: NotificationConfig['mailFrom'],
   esps: Record<string, EspConfig>,
+  espGroupsByName: Record<string, string[]>,
 ): AppConfig {
   const dataDir = path.resolve(env.DATA_DIR);
   return {
@@ -127,6 +129,11 @@ function appConfigOf(
       maxMemoryMb: env.WORKER_MAX_MEMORY_MB,
     },
     esps,
+    espRouting: {
+      groups: espGroupsByName,
+      failuresBeforeSkip: env.ESP_FAILURES_BEFORE_SKIP,
+      skipSeconds: env.ESP_SKIP_SECONDS,
+    },
   };
 }
 

@@ -1538,6 +1538,14 @@ const ownersTrail = (data: Json) =>
     ]),
   );
 
+/** Every configured ESP (here the built-in sandbox), never tried in this matrix. */
+const espHealthListed = (data: Json) =>
+  expect(data).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ backend: 'sandbox', version: '2.1', built_in: true, consecutive_failures: 0 }),
+    ]),
+  );
+
 const ADMIN_REST: Record<string, AdminSpec<RestCall>> = {
   'POST /admin/wallet/credit': {
     call: () => ({ method: 'POST', path: '/admin/wallet/credit', json: adjustmentBody() }),
@@ -1562,6 +1570,10 @@ const ADMIN_REST: Record<string, AdminSpec<RestCall>> = {
   'GET /admin/audit-trail': {
     call: () => ({ method: 'GET', path: '/admin/audit-trail', query: { user_id: w.owner.user_id, size: 100 } }),
     admin: ownersTrail,
+  },
+  'GET /admin/esps': {
+    call: () => ({ method: 'GET', path: '/admin/esps' }),
+    admin: espHealthListed,
   },
 };
 
@@ -1602,6 +1614,10 @@ const ADMIN_GQL: Record<string, AdminSpec<GqlCall>> = {
   'Query.adminAuditTrail': {
     call: () => byUser('adminAuditTrail', '{ items { event_id action user_id actor_user_id details } has_next }', true),
     admin: ownersTrail,
+  },
+  'Query.adminEspHealth': {
+    call: () => ({ query: 'query Op { adminEspHealth { backend version built_in state consecutive_failures } }', variables: {} }),
+    admin: espHealthListed,
   },
 };
 

@@ -92,6 +92,8 @@ describe('eSign 3.2: the request from this server, the acknowledgement, the fina
         ESP_SOMEESP_ASP_PFX: path.join(dir, 'asp.p12'),
         ESP_SOMEESP_ASP_PFX_PASSWORD: 'asp-secret',
         ESP_SOMEESP_ACK_TIMEOUT_SECONDS: '2',
+        // Failures in a row are this file's subject: none may make the ESP skipped (esp-failover.test.ts tests that).
+        ESP_FAILURES_BEFORE_SKIP: '100',
       },
     });
     owner = await app.createUser();

@@ -4,7 +4,15 @@ import { TokenScope } from '../../platform/graphql/token-scope';
 import { PageArgs } from '../../platform/graphql/paging';
 import { RupeesScalar } from '../../platform/graphql/rupees';
 import { adjustAnyWallet } from './adjust-any-wallet';
-import { AccountAuditPageType, AdminUserType, AdminWalletChangeType, AdminWalletLedgerType, StampFeeType } from './admin.types';
+import {
+  AccountAuditPageType,
+  AdminUserType,
+  AdminWalletChangeType,
+  AdminWalletLedgerType,
+  EspHealthType,
+  StampFeeType,
+} from './admin.types';
+import { readEspHealth } from './read-esp-health';
 import { readAccountTrail, readAnyLedger, readAnyUser } from './read-accounts';
 import { setUserStampFee } from './set-user-stamp-fee';
 
@@ -77,5 +85,13 @@ export class AdminResolver {
   })
   adminAuditTrail(@Args() args: UserPageArgs, @Ctx() ctx: RequestContext): Promise<AccountAuditPageType> {
     return readAccountTrail(ctx.em, ctx.actor, args);
+  }
+
+  @TokenScope('account')
+  @Query(() => [EspHealthType], {
+    description: `Every configured eSign Service Provider: its health as failover records it, across processes. ${ADMIN_ONLY}`,
+  })
+  adminEspHealth(@Ctx() ctx: RequestContext): Promise<EspHealthType[]> {
+    return readEspHealth(ctx.services, ctx.em, ctx.actor);
   }
 }

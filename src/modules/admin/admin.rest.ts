@@ -40,4 +40,11 @@ export const adminRestRoutes: RestRoute[] = [
     operation: 'Query.adminAuditTrail',
     summary: "Admin and operator changes to a user's account (`user_id`), newest first, paged (added by this service).",
   },
+  {
+    method: 'GET',
+    path: '/admin/esps',
+    operation: 'Query.adminEspHealth',
+    summary:
+      'Every configured eSign Service Provider with its health as failover records it (state, failures, skipped_until) (added by this service).',
+  },
 ];

@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 import { PageOf } from '../../platform/graphql/page-type';
 import { WalletEntryType } from '../wallet';
 
@@ -60,3 +60,26 @@ export class AccountAuditEventType {
 
 @ObjectType('AccountAuditPage', { simpleResolvers: true })
 export class AccountAuditPageType extends PageOf(AccountAuditEventType) {}
+
+@ObjectType('EspHealth', {
+  simpleResolvers: true,
+  description: 'One configured eSign Service Provider as failover sees it (docs/signing.md, ESP failover).',
+})
+export class EspHealthType {
+  @Field({ description: 'The backend name (ESP_<NAME>_*, in lower case).' }) backend!: string;
+  @Field({ description: 'The CCA eSign API version it speaks: 2.1 or 3.2.' }) version!: string;
+  @Field({ description: 'The sandbox ESP this service mounts itself.' }) built_in!: boolean;
+  @Field(() => [String], { description: 'The groups (ESP_GROUP_<NAME>) that name it.' }) groups!: string[];
+  @Field({
+    description:
+      '`healthy` (answered last time), `failing` (failed last time), `skipped` (failed ESP_FAILURES_BEFORE_SKIP times in a row: passed over until `skipped_until`), `unknown` (never tried).',
+  })
+  state!: string;
+  @Field(() => Int) consecutive_failures!: number;
+  @Field(() => Int) failures_total!: number;
+  @Field(() => Int) successes_total!: number;
+  @Field(() => Date, { nullable: true }) last_failure_at!: Date | null;
+  @Field(() => Date, { nullable: true }) last_success_at!: Date | null;
+  @Field(() => String, { nullable: true, description: 'What the last failure was.' }) last_problem!: string | null;
+  @Field(() => Date, { nullable: true }) skipped_until!: Date | null;
+}

@@ -30,6 +30,7 @@ export type AuditEventKind =
   | 'esp_response_refused'
   | 'esp_failed'
   | 'esp_cancelled'
+  | 'esp_unavailable'
   | 'esp_batch_held'
   | 'esp_batches_voided';
 

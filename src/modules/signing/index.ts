@@ -6,6 +6,7 @@
  * `sandboxAuthority` slot, and exports below the protocol pieces they answer with.
  */
 import type { ModuleManifest } from '../../platform/module';
+import { EspHealth } from './esp/esp-health.entity';
 import { PlatformKey } from './platform-key.entity';
 
 export { readAadhaarCertDetails, type AadhaarCertDetails } from './aadhaar-certificate';
@@ -37,6 +38,8 @@ export { buildEsignAcknowledgement, esignTxnRef, parseAndVerifyEsignAcknowledgem
 export { EsignXmlError, MAX_ESIGN_XML_BYTES } from './esp/cca/xml-dsig';
 export { isSignerCancellation, SIGNER_CANCEL_CODES } from './esp/cca/error-codes';
 export { postEspRequest, type EspAcknowledgement } from './esp/esp-request-post';
+export { espRoute, normalizeBackend } from './esp/esp-route';
+export { espHealthReport, probeEsp, recordEspOutcome, skippedEsps, type EspHealthRow } from './esp/esp-health';
 export {
   addLongTermValidation,
   prefetchRevocation,
@@ -95,5 +98,5 @@ export {
 
 export const signingModule: ModuleManifest = {
   name: 'signing',
-  entities: [PlatformKey],
+  entities: [PlatformKey, EspHealth],
 };

@@ -124,7 +124,7 @@ export async function planFromTemplate(
     signers,
   };
   try {
-    return await planSession(references, merged, Object.keys(services.config.esps));
+    return await planSession(references, merged, services.config);
   } catch (error) {
     if (error instanceof AppError && error.status === 400)
       throw new AppError('bad_request', { errors: error.errors, cause: error });

@@ -25,7 +25,7 @@ export async function initializeEsign(
   actor: Actor,
   request: SessionRequest,
 ): Promise<EsignSession> {
-  const plan = await planSession(referencesOf(em, actor), request, Object.keys(services.config.esps));
+  const plan = await planSession(referencesOf(em, actor), request, services.config);
   return createSession(services, em, actor, plan);
 }
 

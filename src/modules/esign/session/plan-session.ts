@@ -1,5 +1,6 @@
 import { SIGNING_ORDERS, type EmailTemplateOverrides, type SignType } from '../esign-session.entity';
 import { planStamp } from '../../stamps';
+import { normalizeBackend } from '../../signing';
 import type { SessionRequest, SignerInput } from './session.inputs';
 import { planContact } from '../signers/contact';
 import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation } from './validation';
@@ -134,6 +135,19 @@ function nameMatchOf(signType: SignType, input: SignerInput, fullName: string): 
   };
 }
 
+/** What a session's `backend` may name: the configured ESPs and groups. */
+export type EspChoices = Parameters<typeof normalizeBackend>[0];
+
+/** The session's backend as kept (esp-route.ts), else `sandbox` when configured, else the first ESP. */
+function planBackend(problems: Problems, value: string | null | undefined, esps: EspChoices): string {
+  const fallback = Object.hasOwn(esps.esps, 'sandbox') ? 'sandbox' : (Object.keys(esps.esps)[0] ?? 'sandbox');
+  if (isAbsent(value)) return fallback;
+  const planned = normalizeBackend(esps, String(value));
+  if ('backend' in planned) return planned.backend;
+  problems.invalidField('backend', planned.problem);
+  return fallback;
+}
+
 type SessionOptions = Omit<SessionPlan, 'signType' | 'documents' | 'stamp' | 'stampDocument' | 'signers'> & {
   signType?: SignType;
 };
@@ -141,15 +155,16 @@ type SessionOptions = Omit<SessionPlan, 'signType' | 'documents' | 'stamp' | 'st
 /**
  * Validates a whole session request (initialize-esign, or a template merged with runtime input) and
  * resolves what it refers to. One code path for both ways of starting a session.
- * `backends`: the configured ESP backends (ESP_<NAME>_*; `sandbox` built in), the values `backend` may take.
+ * `esps`: the configured ESP backends and groups (ESP_<NAME>_*, ESP_GROUP_<NAME>; `sandbox` built in), what
+ * `backend` may name (one of them, or a list of ESPs: signing/esp/esp-route.ts).
  */
 export async function planSession(
   references: SessionReferences,
   request: SessionRequest,
-  backends: readonly string[],
+  esps: EspChoices,
 ): Promise<SessionPlan> {
   const problems = new Problems();
-  const options = planSessionOptions(problems, request, backends);
+  const options = planSessionOptions(problems, request, esps);
   const { signType, authMode, maxRetry } = options;
   const signers = (request.signers ?? []).map((signer, index) =>
     planSigner(problems, `signers[${index}]`, signer, { signType, authMode, maxRetry }),
@@ -168,7 +183,7 @@ export async function planSession(
 }
 
 /** The session-wide settings, each checked, with its default where the request leaves it out. */
-function planSessionOptions(problems: Problems, request: SessionRequest, backends: readonly string[]): SessionOptions {
+function planSessionOptions(problems: Problems, request: SessionRequest, esps: EspChoices): SessionOptions {
   const signType = oneOf(problems, 'sign_type', request.sign_type, SIGN_TYPES);
   if (isAbsent(request.sign_type)) problems.missingField('sign_type');
   else if (!signType) problems.signType = true;
@@ -177,9 +192,7 @@ function planSessionOptions(problems: Problems, request: SessionRequest, backend
   if (signersInput.length > LIMITS.signers.max) problems.invalidField('signers', `at most ${LIMITS.signers.max} signers`);
 
   const authMode = oneOf(problems, 'auth_mode', request.auth_mode, AUTH_MODES) ?? 1;
-  const backend =
-    oneOf(problems, 'backend', request.backend, backends) ??
-    (backends.includes('sandbox') ? 'sandbox' : (backends[0] ?? 'sandbox'));
+  const backend = planBackend(problems, request.backend, esps);
   const expirySeconds =
     wholeNumber(problems, 'expiry_seconds', request.expiry_seconds, LIMITS.expirySeconds) ?? LIMITS.expirySeconds.default;
   const maxRetry = wholeNumber(problems, 'max_retry', request.max_retry, LIMITS.maxRetry) ?? LIMITS.maxRetry.default;

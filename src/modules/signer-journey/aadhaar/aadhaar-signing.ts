@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../platform/errors';
+import type { EspConfig } from '../../../config';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
 import { assertFieldsComplete, lockSessionOfSigner, lockTurn, Signer, signerByToken } from '../../esign/signer-side';
 import {
   claimedTxn,
   espConfig,
+  espRoute,
+  recordEspOutcome,
   EsignXmlError,
   fillSignature,
   nameMatchScore,
@@ -20,7 +23,8 @@ import {
 import { assertChecksPassed } from '../checks/checks';
 import { failedAnswer, notAnswerable, type EspAnswer } from './esp-answer-checks';
 import { heldBatchesOf, heldSignatures, holdBatch, keepHeldFor, nextBatch } from './esp-batches';
-import { handOverThroughServer, type EspStart } from './esp-handoff';
+import type { EspStart } from './esp-handoff';
+import { auditEspFailures, backendOfOpenTransaction, startOnRoute, type EspFailure, type EspStartAnswer } from './esp-failover';
 import { discardPrepared, expire, refuseEspResponse, type EspResponseOutcome } from './esp-outcomes';
 import { prepareSignatures, requestForEsp } from './esp-request';
 import { EspTransaction, type EspDocumentHash } from './esp-transaction.entity';
@@ -31,33 +35,50 @@ export { ESP_RESPONSE_PATH } from './esp-request';
 /**
  * Aadhaar, step 1 (CCA eSign API): the signer whose turn it is consents; the signature's incremental update is
  * prepared over the current PDF and its byte range hashed; the signed `<Esign>` request for that hash is answered
- * as the form the signing page posts to the session's ESP (2.1), or POSTed by this service to the ESP and, once
- * acknowledged, the form that takes the browser to the ESP's authentication page answered (3.2, esp-handoff.ts). The ESP authenticates the holder on its own pages
- * (Aadhaar number, OTP or biometric) and answers `acceptEspResponse`. One open transaction per signer: another
- * start waits until it is answered or times out, unless it says `restart: true` (the signer left the ESP's pages
- * and starts over): the open one is then abandoned, and an answer to it refused, at no cost to the signer.
+ * as the form the signing page posts to the ESP (2.1), or POSTed by this service to the ESP and, once
+ * acknowledged, the form that takes the browser to the ESP's authentication page answered (3.2, esp-handoff.ts).
+ * The ESP is the first of the session's backend that answers (esp-failover.ts). The ESP authenticates the holder on
+ * its own pages (Aadhaar number, OTP or biometric) and answers `acceptEspResponse`. One open transaction per
+ * signer: another start waits until it is answered or times out, unless it says `restart: true` (the signer left
+ * the ESP's pages and starts over): the open one is then abandoned, and an answer to it refused, at no cost to the
+ * signer; with `esp_unreachable: true` as well, the ESP the signer's browser could not reach is passed over.
  */
 export async function startAadhaarEsign(
   services: AppServices,
   em: EntityManager,
   token: string | null,
-  input: { consent?: boolean | null; restart?: boolean | null },
+  input: { consent?: boolean | null; restart?: boolean | null; esp_unreachable?: boolean | null },
   origin: RequestOrigin,
-): Promise<EspStart> {
+): Promise<EspStartAnswer> {
   const found = await signerByToken(em, token);
   if (input.consent !== true)
     throw AppError.badRequest([{ field: 'consent', problem: 'the signer must consent to sign (consent: true)' }]);
+  if (found.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${found.signType}` });
+  const route = espRoute(services, found.session.backend);
+  if (!route) throw new AppError('conflict', { message: `signing backend ${found.session.backend} is not available` });
+  const signerCouldNotReach =
+    input.restart === true && input.esp_unreachable === true ? await backendOfOpenTransaction(em, found) : null;
+  return startOnRoute(services, em, { signer: found, route, origin, signerCouldNotReach }, (esp, passedOver) =>
+    openEspTransaction(services, em, { found, esp, restart: input.restart === true, passedOver, origin }),
+  );
+}
+
+/** One transaction with one ESP: the signatures prepared, the request signed, the start audited, all committed together. */
+async function openEspTransaction(
+  services: AppServices,
+  em: EntityManager,
+  at: { found: Signer; esp: EspConfig; restart: boolean; passedOver: EspFailure[]; origin: RequestOrigin },
+): Promise<{ form: EspStart; xml: string }> {
+  const { found, esp, origin } = at;
   const discarded: EspTransaction[] = [];
   const started = await em.transactional(async (tx) => {
     const { session, signer } = await lockTurn(tx, found);
     if (signer.signType !== 'aadhaar') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
     assertChecksPassed(signer);
     assertFieldsComplete(signer);
-    const esp = espConfig(services, session.backend);
-    if (!esp) throw new AppError('conflict', { message: `signing backend ${session.backend} is not available` });
 
     const now = new Date();
-    const open = await closeOpenTransaction(tx, signer, input.restart === true, now);
+    const open = await closeOpenTransaction(tx, signer, at.restart, now);
     if (open) discarded.push(open);
     const next = await nextBatch(tx, { session, signer, origin }, now);
     discarded.push(...next.voided);
@@ -78,6 +99,7 @@ export async function startAadhaarEsign(
     });
     keepHeldFor(next.held, transaction);
     const request = await requestForEsp(services, tx, esp, { session, signer, txn, documents });
+    auditEspFailures(tx, { session, signer, origin }, at.passedOver);
     recordAudit(tx, {
       session,
       signer,
@@ -104,14 +126,11 @@ export async function startAadhaarEsign(
       expires_at: transaction.expiresAt,
       batch: { number: next.batch, of: next.batchCount, documents: documents.length },
     };
-    return { esp, form, xml: request.xml };
+    return { form, xml: request.xml };
   });
   // Bytes go once the rows that name them are committed: a rolled-back step leaves its transaction whole.
   for (const transaction of discarded) await discardPrepared(services, transaction);
-  // 3.2: the request goes from this server to the ESP, and the browser to the ESP's page once it is acknowledged.
-  if (started.esp.version === '3.2')
-    return handOverThroughServer(services, em, started.esp, { ...started.form, xml: started.xml }, origin);
-  return started.form;
+  return started;
 }
 
 type TurnOf = Awaited<ReturnType<typeof lockTurn>>;
@@ -193,6 +212,8 @@ export async function acceptEspResponse(
       origin,
     );
   }
+  // A response that verifies as this ESP's: it answers, whatever the response says.
+  if (!esp.builtIn) await recordEspOutcome(services, em, esp.name, { ok: true });
   const known = await em.fork().findOne(EspTransaction, { txn: response.txn });
   if (!known || known.backend !== esp.name)
     return refuseEspResponse(services, em, null, `no transaction ${response.txn} with ${esp.name}`, origin);

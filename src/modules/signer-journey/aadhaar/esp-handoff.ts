@@ -20,12 +20,20 @@ export interface EspStart {
 }
 
 /**
+ * A 3.2 hand-over's end: the form, or why not. `failover`: the ESP did not answer, or not as an ESP must (no
+ * connection, a timeout, an HTTP error, an acknowledgement that does not verify), so the next ESP of the session's
+ * backend may be tried; a signed refusal is the ESP's answer to this request, and is not.
+ */
+export type HandOver = { ok: true; form: EspStart } | { ok: false; failover: boolean; problem: string; error: AppError };
+
+/**
  * eSign 3.2, after the transaction is committed: this service POSTs the signed request to the ESP (bounded by
  * ESP_<NAME>_ACK_TIMEOUT_SECONDS, no lock held meanwhile) and reads its signed acknowledgement. Accepted, the
  * transaction keeps the ESP's resCode and the signer's browser is sent to the ESP's authentication page with
  * `txnref` (the form answered). Anything else fails the transaction with the ESP's errCode and errMsg (or
- * `esp_unreachable` / `esp_ack_invalid`) and answers `503 service_unavailable`: the signer has not authenticated
- * yet, so no refusal at this point costs an attempt, whoever's fault it was (docs/signing.md).
+ * `esp_unreachable` / `esp_ack_invalid`) with a `503 service_unavailable` to answer (esp-failover.ts tries the
+ * next ESP first, when there is one): the signer has not authenticated yet, so no refusal at this point costs an
+ * attempt, whoever's fault it was (docs/signing.md).
  */
 export async function handOverThroughServer(
   services: AppServices,
@@ -33,7 +41,7 @@ export async function handOverThroughServer(
   esp: EspConfig,
   started: EspStart & { xml: string },
   origin: RequestOrigin,
-): Promise<EspStart> {
+): Promise<HandOver> {
   const ack = await postEspRequest(services, em, esp, { txn: started.txn, xml: started.xml });
   const outcome = await em.fork().transactional(async (tx) => {
     const known = await tx.findOneOrFail(EspTransaction, { txn: started.txn });
@@ -64,7 +72,8 @@ export async function handOverThroughServer(
     return 'failed' as const;
   });
   if (outcome === 'accepted' && ack.accepted) {
-    return { txn: started.txn, esp_url: ack.url, fields: ack.fields, expires_at: started.expires_at, batch: started.batch };
+    const form = { txn: started.txn, esp_url: ack.url, fields: ack.fields, expires_at: started.expires_at, batch: started.batch };
+    return { ok: true, form };
   }
   if (outcome === 'gone') {
     throw new AppError('conflict', { message: `eSign transaction ${started.txn} is no longer open: start again` });
@@ -72,10 +81,11 @@ export async function handOverThroughServer(
   const known = await em.fork().findOne(EspTransaction, { txn: started.txn });
   if (known) await discardPrepared(services, known);
   const refusal = ack.accepted ? null : ack;
-  throw new AppError('service_unavailable', {
+  const error = new AppError('service_unavailable', {
     message: refusal?.refusedByEsp
       ? `the eSign Service Provider refused the request: ${refusal.message}`
       : `the eSign Service Provider did not take the request: ${refusal?.message ?? 'no acknowledgement'}`,
     errors: [{ field: 'esp', problem: `${refusal?.code ?? 'esp_unreachable'}: ${refusal?.message ?? ''}` }],
   });
+  return { ok: false, failover: !refusal?.refusedByEsp, problem: refusal?.message ?? 'no acknowledgement', error };
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EspConfig } from '../../../config';
+import { connectionProblem } from '../../../platform/net/connection-problem';
 import type { AppServices } from '../../../platform/services';
 import { esignTxnRef, parseAndVerifyEsignAcknowledgement } from './cca/esign-ack';
 import { EsignXmlError, MAX_ESIGN_XML_BYTES } from './cca/xml-dsig';
@@ -63,7 +64,7 @@ export async function postEspRequest(
     return unreachable(
       timedOut
         ? `the eSign Service Provider did not acknowledge the request within ${esp.ackTimeoutSeconds} s`
-        : `the eSign Service Provider could not be reached (${error instanceof Error ? error.message : 'no answer'})`,
+        : `the eSign Service Provider could not be reached (${connectionProblem(error)})`,
     );
   }
   let ack;

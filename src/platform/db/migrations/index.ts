@@ -33,6 +33,7 @@ import { Migration20261127070000_Bulks } from './Migration20261127070000_Bulks';
 import { Migration20261127092059_AccountTokens } from './Migration20261127092059_AccountTokens';
 import { Migration20261127094516_EmbedOrigins } from './Migration20261127094516_EmbedOrigins';
 import { Migration20261127100525_DirectLinks } from './Migration20261127100525_DirectLinks';
+import { Migration20261127121809_EspHealth } from './Migration20261127121809_EspHealth';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -70,4 +71,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127092059_AccountTokens', class: Migration20261127092059_AccountTokens },
   { name: 'Migration20261127094516_EmbedOrigins', class: Migration20261127094516_EmbedOrigins },
   { name: 'Migration20261127100525_DirectLinks', class: Migration20261127100525_DirectLinks },
+  { name: 'Migration20261127121809_EspHealth', class: Migration20261127121809_EspHealth },
 ];

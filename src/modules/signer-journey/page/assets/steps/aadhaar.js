@@ -135,7 +135,7 @@ function batchesNote(view) {
  * Consent and go. `restart`: the signer left an open transaction at the ESP and starts over; /esp/start then
  * abandons that one (at no cost) instead of refusing.
  */
-function espStartStep(ctx, view, transaction, { restart = false } = {}) {
+function espStartStep(ctx, view, transaction, { restart = false, espUnreachable = false } = {}) {
   const { status, again, cancelled, heading, outcome } = espOutcomeOf(ctx, view, transaction);
   const intro = h(
     'p',
@@ -160,7 +160,7 @@ function espStartStep(ctx, view, transaction, { restart = false } = {}) {
           : 'Continue to Aadhaar eSign',
   );
   const form = consentForm(consent, submit, (error) =>
-    busy(submit, 'Opening Aadhaar eSign…', () => startAtEsp(ctx, { consent, submit, error, restart })),
+    busy(submit, 'Opening Aadhaar eSign…', () => startAtEsp(ctx, { consent, submit, error, restart, espUnreachable })),
   );
   return h(
     'div',
@@ -174,10 +174,14 @@ function espStartStep(ctx, view, transaction, { restart = false } = {}) {
 }
 
 /** Asks /esp/start for the signed request and hands the signer over to the ESP with it. */
-async function startAtEsp(ctx, { consent, submit, error, restart }) {
+async function startAtEsp(ctx, { consent, submit, error, restart, espUnreachable }) {
   let started;
   try {
-    started = await postJson('/esp/start', restart ? { consent: true, restart: true } : { consent: true });
+    // esp_unreachable: the provider's pages did not open; the session's next provider, when it names one, is used.
+    const body = restart
+      ? { consent: true, restart: true, ...(espUnreachable ? { esp_unreachable: true } : {}) }
+      : { consent: true };
+    started = await postJson('/esp/start', body);
   } catch (failure) {
     if (failure instanceof ApiError && failure.problemFor('consent')) {
       report(failure, consent, consent.input);
@@ -203,7 +207,19 @@ async function startAtEsp(ctx, { consent, submit, error, restart }) {
   } catch {
     // No storage (a privacy mode): the return page then asks to open the signing link again.
   }
-  ctx.replaceStep(espHandoffStep(ctx, target));
+  ctx.replaceStep(espHandoffStep(ctx, target, passedOverNote(started)));
+}
+
+/** The providers passed over on the way (ESP failover): said before the hand-over, so the signer knows why. */
+function passedOverNote(started) {
+  const passed = Array.isArray(started?.failover) ? started.failover.filter((entry) => typeof entry?.backend === 'string') : [];
+  if (!passed.length || typeof started.backend !== 'string') return null;
+  const names = passed.map((entry) => entry.backend.toUpperCase()).join(', ');
+  return h(
+    'p',
+    { class: 'notice esp-failover', dataset: { espBackend: started.backend } },
+    `${names} did not answer, so you continue with ${started.backend.toUpperCase()}, another eSign Service Provider. No attempt was used.`,
+  );
 }
 
 async function hasOpenTransaction() {
@@ -232,7 +248,7 @@ function espTargetOf(started) {
  * The hand-over: a form with exactly the fields /esp/start gave, POSTed to the ESP in this tab as soon as it is
  * on the page; its button is there for when the automatic submission does not happen.
  */
-function espHandoffStep(ctx, target) {
+function espHandoffStep(ctx, target, note = null) {
   const heading = ctx.heading('Opening Aadhaar eSign…');
   const form = h(
     'form',
@@ -253,7 +269,7 @@ function espHandoffStep(ctx, target) {
     // The prototype's submit: a field named `submit` could not shadow it.
     if (form.isConnected) HTMLFormElement.prototype.submit.call(form);
   }, 0);
-  return h('div', { class: 'step', dataset: { step: 'sign', esp: 'handoff' } }, heading, form);
+  return h('div', { class: 'step', dataset: { step: 'sign', esp: 'handoff' } }, heading, note, form);
 }
 
 function espWaitingStep(ctx, view, transaction) {
@@ -271,6 +287,11 @@ function espWaitingStep(ctx, view, transaction) {
     restart.addEventListener('click', () =>
       ctx.replaceStep(embedded ? espInWindowStep(ctx, view, null) : espStartStep(ctx, view, null, { restart: true })),
     );
+    // The provider's pages never loaded (its site down): start again with the session's next provider, if any.
+    const elsewhere = h('button', { type: 'button', class: 'button button--secondary' }, 'The provider’s page did not open');
+    elsewhere.addEventListener('click', () =>
+      ctx.replaceStep(espStartStep(ctx, view, null, { restart: true, espUnreachable: true })),
+    );
     later = h(
       'div',
       { class: 'esp-restart' },
@@ -280,6 +301,7 @@ function espWaitingStep(ctx, view, transaction) {
         `Left the eSign provider’s pages before finishing? Start again; the earlier attempt is then closed and not counted.${closes ? ` Otherwise it stays open until ${closes}.` : ''}`,
       ),
       restart,
+      embedded ? null : elsewhere,
     );
   }
   announce(pending ? 'Waiting for the eSign provider.' : text);
