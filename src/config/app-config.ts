@@ -38,6 +38,12 @@ export interface AppConfig {
   platformSigningPfx?: { path: string; password: string };
   /** TRUST_ANCHORS: a PEM bundle's path, or PEM text (read when signatures are verified). */
   trustAnchors?: string;
+  /**
+   * DSC signers (sign_type dsc): the CAs their certificates must chain to (DSC_TRUST_ANCHORS, PEM; in sandbox the
+   * sandbox root is added), the bridge the signing page talks to, its download and help, and how long a prepared
+   * signature waits for the token.
+   */
+  dsc: { trustAnchors?: string; bridgeUrl: string; downloadUrl: string; helpUrl: string; signTimeoutSeconds: number };
   /** PADES_LTV: a completed document gets its /DSS and a document time-stamp (PAdES B-LT, B-LTA). */
   padesLtv: boolean;
   /**

@@ -70,6 +70,14 @@ export const envSchema = z.object({
   ALLOW_SIGNING_WITHOUT_TIMESTAMP: bool.default(false),
   /** The CA certificates signatures are judged against: a PEM bundle file, or the PEM text itself. */
   TRUST_ANCHORS: optionalString,
+  /** DSC signing (docs/signing.md): the CAs a signer's certificate must chain to (the CCA's roots), a PEM bundle or PEM text. */
+  DSC_TRUST_ANCHORS: optionalString,
+  /** Where the signing page looks for the signer's DSC bridge (bridge/README.md), on the signer's own computer. */
+  DSC_BRIDGE_URL: optionalString.pipe(z.url({ protocol: /^http$/, hostname: /^(127\.0\.0\.1|localhost)$/ }).optional()),
+  DSC_BRIDGE_DOWNLOAD_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  DSC_BRIDGE_HELP_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** How long a DSC signature prepared for the signer's token waits for the token's signature. */
+  DSC_SIGN_TIMEOUT_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
   /** PAdES B-LT/B-LTA on completion: validation data (/DSS) and a document time-stamp. */
   PADES_LTV: bool.default(true),
   /** Each OCSP or CRL request of the LTV step, and all of them for one document together. */

@@ -104,6 +104,13 @@ function appConfigOf(
       ? { path: path.resolve(env.PLATFORM_SIGNING_PFX), password: env.PLATFORM_SIGNING_PFX_PASSWORD ?? '' }
       : undefined,
     trustAnchors: env.TRUST_ANCHORS,
+    dsc: {
+      trustAnchors: env.DSC_TRUST_ANCHORS,
+      bridgeUrl: (env.DSC_BRIDGE_URL ?? 'http://127.0.0.1:17365').replace(/\/+$/, ''),
+      downloadUrl: env.DSC_BRIDGE_DOWNLOAD_URL ?? `${publicUrl}/dsc-bridge/esign-dsc-bridge.zip`,
+      helpUrl: env.DSC_BRIDGE_HELP_URL ?? `${publicUrl}/dsc-bridge`,
+      signTimeoutSeconds: env.DSC_SIGN_TIMEOUT_SECONDS,
+    },
     padesLtv: env.PADES_LTV,
     ltvRevocation: { timeoutMs: env.LTV_REVOCATION_TIMEOUT_MS, budgetMs: env.LTV_REVOCATION_BUDGET_MS },
     tsa: tsaOf(env, publicUrl),

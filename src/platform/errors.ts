@@ -47,10 +47,21 @@ export const ERROR_STATUS = {
   location_unavailable: 422,
   document_certified: 422,
   unprocessable_content: 422,
+  // A DSC signer's certificate or token signature refused (docs/signing.md, DSC): the signer chooses another.
+  dsc_certificate_invalid: 422,
+  dsc_untrusted: 422,
+  dsc_expired: 422,
+  dsc_no_non_repudiation: 422,
+  dsc_revoked: 422,
+  dsc_name_mismatch: 422,
+  dsc_not_pinned: 422,
+  dsc_signature_invalid: 422,
   too_many_requests: 429,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  /** Whether a DSC is revoked could not be learnt now (its CA's OCSP and CRL did not answer): try again shortly. */
+  dsc_revocation_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -32,7 +32,9 @@ export type AuditEventKind =
   | 'esp_cancelled'
   | 'esp_unavailable'
   | 'esp_batch_held'
-  | 'esp_batches_voided';
+  | 'esp_batches_voided'
+  | 'dsc_started'
+  | 'dsc_refused';
 
 /**
  * One step of a session's life, who took it from where: the evidence an owner keeps with the document.

@@ -5,6 +5,7 @@ import { StoredFile } from '../files';
 import type { AadhaarCertDetails } from '../signing';
 import { User } from '../users';
 import type {
+  DscRule,
   FaceMatchState,
   NameMatchState,
   NotificationFlags,
@@ -18,7 +19,8 @@ export type SessionStatus = 'pending' | 'completed' | 'expired' | 'cancelled' | 
 /** `sequential`: signers sign in array order; `parallel`: every signer may sign at once, in any order. */
 export type SigningOrder = 'sequential' | 'parallel';
 export const SIGNING_ORDERS: readonly SigningOrder[] = ['sequential', 'parallel'];
-export type SignType = 'aadhaar' | 'suresign' | 'pfx';
+/** `dsc`: the signer's own Digital Signature Certificate on a USB token, through the bridge on their computer. */
+export type SignType = 'aadhaar' | 'suresign' | 'pfx' | 'dsc';
 
 export interface EmailTemplateOverrides {
   company_name?: string | null;
@@ -280,6 +282,10 @@ export class Signer {
 
   @Property({ type: 'json', nullable: true })
   aadhaarCertDetails?: AadhaarCertDetails;
+
+  /** A DSC signer's certificate must be this one (its PAN, organisation or serial), when the owner pinned it. */
+  @Property({ type: 'json', nullable: true })
+  dscRule?: DscRule | null;
 
   @Property({ type: 'string', length: 16 })
   status: Opt<SignerStatus> = 'pending';

@@ -15,9 +15,11 @@ const TEN_YEARS_MS = 10 * 365 * 86_400_000;
 
 const ROOT_KEY = 'sandbox-root-ca';
 const ESP_CA_KEY = 'sandbox-esp-intermediate-ca';
+const DSC_CA_KEY = 'sandbox-dsc-intermediate-ca';
 
 /** The sandbox's CAs by the name their CRL and caIssuers URLs use. */
-export type SandboxIssuer = 'root' | 'esp';
+export type SandboxIssuer = 'root' | 'esp' | 'dsc';
+export const SANDBOX_ISSUERS: readonly SandboxIssuer[] = ['root', 'esp', 'dsc'];
 
 /**
  * The sandbox's one root CA, made the first time it is needed and kept sealed in the database (every process
@@ -50,6 +52,27 @@ export async function sandboxEspCa(
 }
 
 /**
+ * The sandbox's DSC CA, an intermediate under the sandbox root as a licensed Certifying Authority (eMudhra, Capricorn,
+ * Sify...) sits under the Root Certifying Authority of India: it issues the test DSCs developers load into a token
+ * (POST /sandbox/dsc/certificates), and revokes them on request.
+ */
+export async function sandboxDscCa(
+  services: AppServices,
+  em: EntityManager,
+): Promise<KeyAndCertificate & { chainPems: string[] }> {
+  const root = await sandboxRootCa(services, em);
+  return platformKey(services, em, DSC_CA_KEY, () => ({
+    ...issueIntermediateCa(
+      root,
+      'Esign Sandbox DSC CA',
+      'Esign Sandbox DSC (not trusted)',
+      sandboxRevocationPointers(services, 'root'),
+    ),
+    chainPems: [root.certificatePem],
+  }));
+}
+
+/**
  * A signing key of the sandbox's own (the document signer, the sandbox ASP, the sandbox ESP's response signer):
  * a ten-year certificate the sandbox root issues the first time `keyName` is needed, kept sealed in the database.
  */
@@ -73,7 +96,8 @@ export async function sandboxSigningIdentity(
 }
 
 export function sandboxIssuer(services: AppServices, em: EntityManager, issuer: SandboxIssuer): Promise<KeyAndCertificate> {
-  return issuer === 'root' ? sandboxRootCa(services, em) : sandboxEspCa(services, em);
+  if (issuer === 'root') return sandboxRootCa(services, em);
+  return issuer === 'esp' ? sandboxEspCa(services, em) : sandboxDscCa(services, em);
 }
 
 /**

@@ -33,7 +33,7 @@ import { platformOrPfx } from './signing-material';
  * The signer whose turn it is signs with a key held here (suresign, PFX), on consent: one incremental PAdES
  * signature over the current PDF of every document they sign, with its appearance at their placements there, all
  * recorded together or none. The session row is locked for the whole step, so a double submit cannot sign twice.
- * Aadhaar signers sign through their ESP (aadhaar-esign.ts).
+ * Aadhaar signers sign through their ESP (aadhaar-signing.ts), DSC signers with their token (dsc/dsc-signing.ts).
  */
 export async function signAsSigner(
   services: AppServices,
@@ -49,6 +49,9 @@ export async function signAsSigner(
     throw new AppError('conflict', {
       message: 'Aadhaar signers sign through their eSign Service Provider: POST /signer-api/esp/start',
     });
+  }
+  if (found.signType === 'dsc') {
+    throw new AppError('conflict', { message: 'DSC signers sign with their own token: POST /signer-api/dsc/start' });
   }
   // The last signature completes the document: its key is opened and the revocation of every certificate the
   // document will carry is looked up now, while no transaction waits on the servers those certificates name.

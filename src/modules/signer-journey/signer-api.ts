@@ -11,6 +11,7 @@ import { requestOrigin } from '../audit';
 import { signerByToken } from '../esign/signer-side';
 import { startAadhaarEsign } from './aadhaar/aadhaar-signing';
 import { declineAsSigner } from './decline';
+import { completeDscSigning, startDscSigning } from './dsc/dsc-signing';
 import { FIELD_IMAGE_MAX_BYTES, fillFields, fillImageField } from './fill-fields';
 import { delegateAsSigner } from './delegate';
 import { recordSignerLocation } from './checks/location-check';
@@ -150,13 +151,28 @@ function fieldRoutes(services: AppServices, router: express.Router, handle: Hand
   );
 }
 
-/** Signing (Aadhaar's start at the ESP, or the one-request kinds), declining, delegating. */
+/** Signing (Aadhaar's start at the ESP, a DSC's two steps around the signer's token, or the one-request kinds), declining, delegating. */
 function signingRoutes(services: AppServices, router: express.Router, handle: Handle, json: express.RequestHandler): void {
   router.post(
     '/esp/start',
     json,
     handle(async (req, res, em, token) => {
       sendSuccess(res, await startAadhaarEsign(services, em, token, bodyOf(req), requestOrigin(req)));
+    }),
+  );
+  router.post(
+    '/dsc/start',
+    json,
+    handle(async (req, res, em, token) => {
+      sendSuccess(res, await startDscSigning(services, em, token, bodyOf(req), requestOrigin(req)));
+    }),
+  );
+  router.post(
+    '/dsc/complete',
+    json,
+    handle(async (req, res, em, token) => {
+      await completeDscSigning(services, em, token, bodyOf(req), requestOrigin(req));
+      sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),
   );
   router.post(

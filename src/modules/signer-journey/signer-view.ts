@@ -18,6 +18,7 @@ import { isSignerCancellation } from '../signing';
 import { batchesOf, HELD_TOO_LONG } from './aadhaar/esp-batches';
 import { TIMED_OUT } from './aadhaar/esp-outcomes';
 import { EspTransaction } from './aadhaar/esp-transaction.entity';
+import { latestDscTransaction } from './dsc/dsc-signing';
 import { embedOriginsOf } from '../users';
 
 function checkView(signer: Signer, kind: CheckKind) {
@@ -90,6 +91,8 @@ export async function signerView(em: EntityManager, signer: Signer) {
       esp_transaction: signer.signType === 'aadhaar' ? await latestEspTransaction(em, signer.id) : null,
       // Aadhaar signers: how many ESP transactions (one authentication each) sign their documents, five at most in each.
       esp_batches: signer.signType === 'aadhaar' ? batchesOf([...signs]).length : null,
+      // DSC signers: their latest DSC transaction (pending, completed, failed, expired), or null.
+      dsc_transaction: signer.signType === 'dsc' ? await latestDscTransaction(em, signer.id) : null,
       positions: positionsOf(signer.elements, session),
       // Where this signer's signature goes, on the pages of each document's current PDF (stamp pages come first).
       fields: signatureElements(signer.elements).map((element) => ({

@@ -146,7 +146,12 @@ export function issueSigningCertificate(
   issuer: KeyAndCertificate,
   subject: SubjectFields,
   validity: { notBefore: Date; notAfter: Date },
-  options: { purpose?: 'documents' | 'timestamps'; revocation?: RevocationPointers } = {},
+  options: {
+    purpose?: 'documents' | 'timestamps';
+    revocation?: RevocationPointers;
+    /** false: digitalSignature only (a test certificate a DSC check must refuse); default true. */
+    nonRepudiation?: boolean;
+  } = {},
 ): KeyAndCertificate {
   const purpose = options.purpose ?? 'documents';
   const notBefore = wholeSeconds(validity.notBefore, 'validity.notBefore');
@@ -172,7 +177,7 @@ export function issueSigningCertificate(
   cert.setIssuer(reusableAttributes(issuerCert.subject.attributes));
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
-    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: options.nonRepudiation ?? true, critical: true },
     // RFC 3161 2.3: a TSA's certificate has exactly one extended key usage, id-kp-timeStamping, critical.
     purpose === 'timestamps'
       ? { name: 'extKeyUsage', timeStamping: true, critical: true }

@@ -67,24 +67,56 @@ function signedData(
   withCertificates = true,
 ): Buffer {
   const { key, certificates, issuer, serial, essCertIdV2 } = signerMaterial(identity);
-  const signedAttrs = derSetOf(TAG.set, [
+  const signedAttrs = signedAttributes(contentType, digest, essCertIdV2);
+  const signature = createSign('sha256').update(signedAttrs).sign({ key, padding: constants.RSA_PKCS1_PADDING });
+  return assembleSignedData({
+    contentType,
+    signedAttrs,
+    signature,
+    issuer,
+    serial,
+    certificates,
+    encapsulated,
+    withCertificates,
+  });
+}
+
+/**
+ * The signed attributes as the signature covers them: DER of a SET OF (tag 0x31) with content-type, message-digest
+ * (`digest`, the content's SHA-256) and signing-certificate-v2. Deterministic: the same certificate and digest give
+ * the same bytes, so a signature made elsewhere (a DSC token) can be checked against them later.
+ */
+export function signedAttributes(contentType: string, digest: Buffer, essCertIdV2: Buffer): Buffer {
+  return derSetOf(TAG.set, [
     attribute(OID.contentType, oid(contentType)),
     attribute(OID.messageDigest, der(TAG.octetString, digest)),
     attribute(OID.signingCertificateV2, der(TAG.sequence, der(TAG.sequence, essCertIdV2))),
   ]);
-  // The signature covers the DER of the attributes as a SET OF (tag 0x31); in SignerInfo they are [0] IMPLICIT.
-  const signature = createSign('sha256').update(signedAttrs).sign({ key, padding: constants.RSA_PKCS1_PADDING });
-  const signedAttrsImplicit = Buffer.from(signedAttrs);
-  signedAttrsImplicit[0] = TAG.context0;
+}
 
+/** SignedData around one SignerInfo (sha256WithRSAEncryption) whose signature over `signedAttrs` is given. */
+export function assembleSignedData(parts: {
+  contentType: string;
+  signedAttrs: Buffer;
+  signature: Buffer;
+  issuer: Buffer;
+  serial: Buffer;
+  certificates: Buffer[];
+  encapsulated?: Buffer;
+  withCertificates?: boolean;
+}): Buffer {
+  const { contentType, encapsulated } = parts;
+  // The signature covers the DER of the attributes as a SET OF (tag 0x31); in SignerInfo they are [0] IMPLICIT.
+  const signedAttrsImplicit = Buffer.from(parts.signedAttrs);
+  signedAttrsImplicit[0] = TAG.context0;
   const signerInfo = der(
     TAG.sequence,
     integer(1),
-    der(TAG.sequence, issuer, serial),
+    der(TAG.sequence, parts.issuer, parts.serial),
     algorithm(OID.sha256),
     signedAttrsImplicit,
     algorithm(OID.sha256WithRSAEncryption, der(TAG.null)),
-    der(TAG.octetString, signature),
+    der(TAG.octetString, parts.signature),
   );
   const encapContentInfo = encapsulated
     ? der(TAG.sequence, oid(contentType), der(TAG.context0, der(TAG.octetString, encapsulated)))
@@ -94,7 +126,7 @@ function signedData(
     integer(contentType === OID.data ? 1 : 3),
     der(TAG.set, algorithm(OID.sha256)),
     encapContentInfo,
-    ...(withCertificates ? [derSetOf(TAG.context0, certificates)] : []),
+    ...(parts.withCertificates === false ? [] : [derSetOf(TAG.context0, parts.certificates)]),
     der(TAG.set, signerInfo),
   );
   return der(TAG.sequence, oid(OID.signedData), der(TAG.context0, signed));
@@ -144,8 +176,16 @@ function signerMaterial(identity: SigningIdentity): SignerMaterial {
   for (const der of [signerDer, ...identity.chainPems.map((pem) => new X509Certificate(pem).raw)]) {
     if (!certificates.some((known) => known.equals(der))) certificates.push(der);
   }
-  const { issuer, serial } = issuerAndSerial(signerDer);
+  const { issuer, serial, essCertIdV2 } = certificateParts(signerDer);
+  const material = { key, certificates, issuer, serial, essCertIdV2 };
+  recentMaterial.set(cacheKey, material);
+  if (recentMaterial.size > RECENT_MATERIAL_LIMIT) recentMaterial.delete(recentMaterial.keys().next().value!);
+  return material;
+}
 
+/** What a SignerInfo says of its certificate: issuer and serial, and the ESSCertIDv2 of signing-certificate-v2. */
+export function certificateParts(signerDer: Buffer): { issuer: Buffer; serial: Buffer; essCertIdV2: Buffer } {
+  const { issuer, serial } = issuerAndSerial(signerDer);
   // ESSCertIDv2 ::= SEQUENCE { hashAlgorithm DEFAULT sha256 (omitted), certHash, issuerSerial }
   // IssuerSerial ::= SEQUENCE { issuer GeneralNames (one directoryName [4]), serialNumber }
   const essCertIdV2 = der(
@@ -153,10 +193,7 @@ function signerMaterial(identity: SigningIdentity): SignerMaterial {
     der(TAG.octetString, hash('sha256', signerDer)),
     der(TAG.sequence, der(TAG.sequence, der(TAG.context4, issuer)), serial),
   );
-  const material = { key, certificates, issuer, serial, essCertIdV2 };
-  recentMaterial.set(cacheKey, material);
-  if (recentMaterial.size > RECENT_MATERIAL_LIMIT) recentMaterial.delete(recentMaterial.keys().next().value!);
-  return material;
+  return { issuer, serial, essCertIdV2 };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
  * signing: the cryptography and PDF mechanics of a signature, knowing nothing of sessions. CMS (PKCS#7)
  * signatures and their verification, certificates (platform CA, Aadhaar subjects), the PDF's signature
- * fields and incremental updates, the ESP backends, and name matching on certificates. The sandbox's stand-ins
+ * fields and incremental updates, the ESP backends, the checks and CMS of a DSC signer's token signature, and name
+ * matching on certificates. The sandbox's stand-ins
  * (its CA, ESP gateway, TSA, CRLs and OCSP) live in the sandbox module: signing asks for them through the
  * `sandboxAuthority` slot, and exports below the protocol pieces they answer with.
  */
@@ -46,6 +47,14 @@ export {
   type KnownRevocation,
   type LongTermValidation,
 } from './ltv/long-term-validation';
+export {
+  checkDscCertificate,
+  dscHolderName,
+  type DscCertificateRule,
+  type DscRefusal,
+  type DscRefusalCode,
+} from './dsc/dsc-certificate';
+export { dscCms, dscDigestToSign } from './dsc/dsc-signature';
 export { nameMatchScore } from './name-match';
 export { certificationRefusal, type DocMdpPermissions } from './pdf/certification';
 export type { FormFieldLayout, FormFill, FormImage, FormWidgetKind } from './pdf/form-fields';
@@ -60,7 +69,7 @@ export {
 export { platformSigningIdentity, signingIdentityFromPfx } from './platform-identity';
 export { timestampSignature } from './tsa/timestamp-signature';
 export { normalizeAadhaarNumber } from './verhoeff';
-export { trustAnchorsPem } from './trust-anchors';
+export { dscTrustAnchorsPem, trustAnchorsPem } from './trust-anchors';
 export type { DocumentVerification, SignatureReport } from './verify/verify-document';
 
 export { sandboxAuthority, type SandboxAuthority } from './sandbox-authority';

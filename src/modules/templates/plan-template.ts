@@ -18,7 +18,14 @@ import type { Actor } from '../../platform/auth/actor';
 import type { Template, TemplateDocumentRecord, TemplateSignerBlueprint } from './template.entity';
 import type { TemplateSignerInput } from './template.inputs';
 
-const RUNTIME_ONLY = ['name_match', 'face_ref_file_id', 'face_match_threshold', 'face_max_attempts', 'notification'] as const;
+const RUNTIME_ONLY = [
+  'name_match',
+  'face_ref_file_id',
+  'face_match_threshold',
+  'face_max_attempts',
+  'notification',
+  'dsc_certificate',
+] as const;
 
 /**
  * The documents asked for, each one of the caller's PDFs, named as given or by its upload's name; any that is not

@@ -34,7 +34,7 @@ import { documentOf, type StoredElement } from '../elements/stored-element';
 /** The session-level options both ways of starting a session take. */
 @ArgsType()
 export class SessionOptionsArgs {
-  @Field(() => String, { nullable: true, description: '`aadhaar`, `suresign` or `pfx` (`pfx` needs `pfx_id` on each signer).' })
+  @Field(() => String, { nullable: true, description: '`aadhaar`, `suresign`, `pfx` (`pfx` needs `pfx_id` on each signer) or `dsc` (added: the signer’s own DSC token).' })
   sign_type?: string | null;
 
   @Field(() => Int, { nullable: true, description: '1 = OTP (default), 2 = biometric.' })

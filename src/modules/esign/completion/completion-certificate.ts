@@ -207,13 +207,19 @@ function signerFacts(
     checks.push(`face match score ${signer.faceMatch.match_score}${liveness}`);
   }
   if (signer.signType === 'aadhaar' && signer.aadhaarCertDetails) checks.push('Aadhaar eKYC (ESP certificate)');
+  if (signer.signType === 'dsc') checks.push('DSC checked: chain, validity, non-repudiation, revocation');
   const location = signer.location;
   return {
     position: signer.position,
     name: signer.fullName,
     email: signer.email ?? null,
     mobile: signer.mobile ? `${signer.countryCode ? `+${signer.countryCode.replace(/^\+/, '')} ` : ''}${signer.mobile}` : null,
-    signType: signer.signType === 'aadhaar' ? `aadhaar (auth mode ${signer.authMode})` : signer.signType,
+    signType:
+      signer.signType === 'aadhaar'
+        ? `aadhaar (auth mode ${signer.authMode})`
+        : signer.signType === 'dsc'
+          ? "dsc (the signer's own certificate, on their token)"
+          : signer.signType,
     certificateSubject: report?.signer_subject ?? null,
     signedAt: signingNow ? instant(signingNow) : signer.completedAt ? instant(signer.completedAt) : null,
     signature: report ? signatureSummary(report) : null,

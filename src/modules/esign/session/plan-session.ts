@@ -17,7 +17,7 @@ import {
   text,
   wholeNumber,
 } from '../../../platform/validation/problems';
-import type { FaceMatchState, NameMatchState } from '../signers/signer-state';
+import type { DscRule, FaceMatchState, NameMatchState } from '../signers/signer-state';
 
 function planSigner(
   problems: Problems,
@@ -38,6 +38,7 @@ function planSigner(
   const locationSource = checkLocation(problems, field, input);
   const enforceGeofence = input.enforce_geofence ?? false;
   const faceMatch = planFaceMatch(problems, field, input);
+  const dscRule = planDscRule(problems, field, input, method.signType);
 
   // No elements: an invisible signature.
   const elements = planElements(problems, field, input.elements, { requireSignature: false, requireValues: true });
@@ -64,6 +65,7 @@ function planSigner(
     elements,
     nameMatch: nameMatchOf(signType, input, fullName),
     faceMatch,
+    dscRule,
     notification: {
       invite: input.notification?.invite ?? false,
       completion: input.notification?.completion ?? false,
@@ -123,9 +125,37 @@ function planFaceMatch(problems: Problems, field: string, input: SignerInput): F
   };
 }
 
-/** Name match runs only on Aadhaar signatures, against the name the owner gave. */
+/**
+ * `dsc_certificate`, for a `dsc` signer only: a PAN of the Income Tax Department's form (five letters, four digits, a
+ * letter), an organisation, and a certificate serial in hex; an empty rule pins nothing.
+ */
+function planDscRule(problems: Problems, field: string, input: SignerInput, signType: SignType | undefined): DscRule | null {
+  const rule = input.dsc_certificate;
+  if (isAbsent(rule)) return null;
+  if (signType !== 'dsc') {
+    problems.invalidField(`${field}.dsc_certificate`, 'applies only to signers who sign with dsc');
+    return null;
+  }
+  const pan = text(problems, `${field}.dsc_certificate.pan`, rule!.pan, 10)?.toUpperCase() ?? null;
+  if (pan !== null && !/^[A-Z]{5}[0-9]{4}[A-Z]$/.test(pan))
+    problems.invalidField(`${field}.dsc_certificate.pan`, 'must be a PAN: five letters, four digits, a letter');
+  const organisation = text(problems, `${field}.dsc_certificate.organisation`, rule!.organisation, 200) ?? null;
+  const serial =
+    text(problems, `${field}.dsc_certificate.serial`, rule!.serial, 64)
+      ?.toLowerCase()
+      .replace(/^0+(?=.)/, '') ?? null;
+  if (serial !== null && !/^[0-9a-f]+$/.test(serial))
+    problems.invalidField(`${field}.dsc_certificate.serial`, 'must be the certificate serial number in hex');
+  if (pan === null && organisation === null && serial === null) return null;
+  return { pan, organisation, serial };
+}
+
+/**
+ * Name match runs on Aadhaar signatures when asked, against the name the owner gave; a DSC is always matched (its
+ * certificate names its holder, and a signature in another's name is refused before it is made).
+ */
 function nameMatchOf(signType: SignType, input: SignerInput, fullName: string): NameMatchState {
-  const requested = signType === 'aadhaar' && (input.name_match ?? false);
+  const requested = signType === 'dsc' || (signType === 'aadhaar' && (input.name_match ?? false));
   return {
     enforce: requested,
     prefill_name: requested ? fullName : null,

@@ -1,7 +1,7 @@
 import type { StoredFile } from '../../files';
 import type { EmailTemplateOverrides, SignType, SigningOrder } from '../esign-session.entity';
 import type { StampPlan } from '../../stamps';
-import type { FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from '../signers/signer-state';
+import type { DscRule, FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from '../signers/signer-state';
 
 /** One signer of a planned session. */
 export interface SignerPlan {
@@ -26,6 +26,7 @@ export interface SignerPlan {
   elements: StoredElement[];
   nameMatch: NameMatchState;
   faceMatch: FaceMatchState;
+  dscRule: DscRule | null;
   notification: NotificationFlags;
 }
 

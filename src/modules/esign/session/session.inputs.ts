@@ -109,6 +109,20 @@ export class NotificationInput {
   whatsapp?: boolean | null;
 }
 
+@InputType('DscCertificateInput', {
+  description: 'Which Digital Signature Certificate a `dsc` signer must sign with; every rule given must hold (added).',
+})
+export class DscCertificateInput {
+  @Field(() => String, { nullable: true, description: 'The holder’s PAN (10 characters, e.g. ABCDE1234F).' })
+  pan?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The certificate subject’s organisation (O), compared without case.' })
+  organisation?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The certificate’s own serial number, in hex.' })
+  serial?: string | null;
+}
+
 @InputType('EmailTemplateOverridesInput')
 export class EmailTemplateOverridesInput {
   @Field(() => String, { nullable: true })
@@ -174,7 +188,7 @@ export class SignerLayoutInput {
   @Field(() => String, { nullable: true })
   reason?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Overrides the session `sign_type` for this signer.' })
+  @Field(() => String, { nullable: true, description: 'Overrides the session `sign_type` for this signer (`dsc` added).' })
   sign_type?: string | null;
 
   @Field(() => Int, { nullable: true })
@@ -197,6 +211,12 @@ export class SignerLayoutInput {
 
   @Field(() => Boolean, { nullable: true, description: 'Aadhaar signers only; ignored for others.' })
   name_match?: boolean | null;
+
+  @Field(() => DscCertificateInput, {
+    nullable: true,
+    description: '`dsc` signers only: pins the certificate they must sign with (added).',
+  })
+  dsc_certificate?: DscCertificateInput | null;
 
   @Field(() => String, { nullable: true, description: 'An uploaded asset (a face photo): enables face match.' })
   face_ref_file_id?: string | null;

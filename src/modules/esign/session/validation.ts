@@ -4,7 +4,7 @@ import type { SignType } from '../esign-session.entity';
 
 /** Rules shared by every way of describing signers: initialize-esign, templates, initialize-from-template. */
 
-export const SIGN_TYPES: readonly SignType[] = ['aadhaar', 'suresign', 'pfx'];
+export const SIGN_TYPES: readonly SignType[] = ['aadhaar', 'suresign', 'pfx', 'dsc'];
 /** 1 = OTP, 2 = biometric (DESIGN.md, Coordinates and elements). */
 export const AUTH_MODES = [1, 2] as const;
 export const LIMITS = {

@@ -10,10 +10,21 @@ export interface NameMatchState {
   signer_name: string | null;
   score: number | null;
   /**
-   * `pending` until an Aadhaar signature is recorded; then `completed` (scored against the certificate's CN) or
+   * `pending` until an Aadhaar (or DSC) signature is recorded; then `completed` (scored against the certificate's CN) or
    * `unavailable` (the certificate has no single CN to score); `skipped` when not requested.
    */
   status: 'pending' | 'completed' | 'skipped' | 'unavailable';
+}
+
+/**
+ * Which DSC a `dsc` signer must sign with (`dsc_certificate` of the signer input): every rule given must hold. `pan`
+ * is matched against the subject's serialNumber (2.5.4.5), which the CCA's interoperability guidelines fill with the
+ * SHA-256 of the PAN (or the PAN itself, on older certificates); `serial` is the certificate's own serial number (hex).
+ */
+export interface DscRule {
+  pan: string | null;
+  organisation: string | null;
+  serial: string | null;
 }
 
 export interface FaceMatchState {

@@ -1,13 +1,14 @@
 /**
  * The sandbox CA's revocation services, as a real CA publishes them and as the URLs in its certificates say
  * (../sandbox-ca.ts, `sandboxRevocationPointers`): a CRL per CA, each CA's certificate, and an OCSP responder
- * (RFC 6960, POST and GET). The sandbox revokes nothing: CRLs are empty and every certificate a sandbox CA issued
- * is `good`; the sandbox does not record what it issued, so "good" means "issued by this CA", and a CertID of
- * another issuer gets `unauthorized`.
+ * (RFC 6960, POST and GET). Only the DSC CA revokes (../dsc/sandbox-dsc.ts): its CRL lists what it revoked and OCSP
+ * answers `revoked` for those; every other certificate a sandbox CA issued is `good`. The sandbox does not record what
+ * it issued, so "good" means "issued by this CA", and a CertID of another issuer gets `unauthorized`.
  */
 import express, { type Router } from 'express';
 import type { AppServices } from '../../../platform/services';
-import { sandboxIssuer, type SandboxIssuer } from '../sandbox-ca';
+import { SANDBOX_ISSUERS, sandboxIssuer, type SandboxIssuer } from '../sandbox-ca';
+import { SandboxRevokedCertificate, serialKey } from '../dsc/sandbox-revoked-certificate.entity';
 import { X509Certificate } from 'node:crypto';
 import {
   decodeOcspRequest,
@@ -24,7 +25,6 @@ import {
 /** How long a CRL or an OCSP answer may be relied on before a fresh one is fetched. */
 const VALIDITY_HOURS = 24;
 const MAX_OCSP_REQUEST_BYTES = 8192;
-const ISSUERS: readonly SandboxIssuer[] = ['root', 'esp'];
 
 export function sandboxRevocationRouter(services: AppServices): Router {
   const router = express.Router();
@@ -32,21 +32,21 @@ export function sandboxRevocationRouter(services: AppServices): Router {
   const em = () => services.orm.em.fork();
 
   router.get('/sandbox/ca/:file', (req, res, next) => {
-    const match = /^(root|esp)\.(crl|cer)$/.exec(String(req.params.file));
+    const match = /^(root|esp|dsc)\.(crl|cer)$/.exec(String(req.params.file));
     if (!match) {
       next();
       return;
     }
     const [, issuer, kind] = match as unknown as [string, SandboxIssuer, 'crl' | 'cer'];
     sandboxIssuer(services, em(), issuer)
-      .then((ca) => {
+      .then(async (ca) => {
         const now = new Date();
         res.setHeader('Cache-Control', 'no-store');
-        if (kind === 'cer') res.type('application/pkix-cert').send(new X509Certificate(ca.certificatePem).raw);
-        else
-          res
-            .type('application/pkix-crl')
-            .send(encodeCrl(ca, { now, hours: VALIDITY_HOURS, number: Math.floor(now.getTime() / 1000) }));
+        if (kind === 'cer') return void res.type('application/pkix-cert').send(new X509Certificate(ca.certificatePem).raw);
+        const revoked = issuer === 'dsc' ? await revokedList(em()) : [];
+        res
+          .type('application/pkix-crl')
+          .send(encodeCrl(ca, { now, hours: VALIDITY_HOURS, number: Math.floor(now.getTime() / 1000), revoked }));
       })
       .catch(next);
   });
@@ -91,11 +91,30 @@ async function respond(
     if (error instanceof DerError) return encodeOcspFailure(OCSP_STATUS.malformedRequest);
     throw error;
   }
-  for (const name of ISSUERS) {
+  for (const name of SANDBOX_ISSUERS) {
     const issuer = await sandboxIssuer(services, em(), name);
     if (issuedBy(parsed.certIds[0]!, issuer)) {
-      return encodeOcspResponse(issuer, parsed.certIds, { now: new Date(), hours: VALIDITY_HOURS, nonce: parsed.nonce });
+      const revoked = new Map(name === 'dsc' ? (await revokedList(em())).map((entry) => [entry.serialHex, entry.at]) : []);
+      return encodeOcspResponse(issuer, parsed.certIds, {
+        now: new Date(),
+        hours: VALIDITY_HOURS,
+        nonce: parsed.nonce,
+        revokedAt: (certId) => revoked.get(serialHexOf(certId.serial)) ?? null,
+      });
     }
   }
   return encodeOcspFailure(OCSP_STATUS.unauthorized);
+}
+
+/** The DSC CA's revocations, few in a sandbox: read whole for each answer. */
+async function revokedList(em: ReturnType<AppServices['orm']['em']['fork']>): Promise<{ serialHex: string; at: Date }[]> {
+  const rows = await em.find(SandboxRevokedCertificate, {}, { orderBy: { revokedAt: 'asc' }, limit: 10_000 });
+  return rows.map((row) => ({ serialHex: row.serial, at: row.revokedAt }));
+}
+
+/** The hex of a serialNumber INTEGER (whole TLV, as a CertID holds it), without leading zeros. */
+function serialHexOf(tlv: Buffer): string {
+  const length = tlv[1]!;
+  const start = length & 0x80 ? 2 + (length & 0x7f) : 2;
+  return serialKey(tlv.subarray(start).toString('hex'));
 }

@@ -49,6 +49,14 @@ export function signerPageCsp(publicUrl: string, espUrls: readonly string[]): st
   return SIGNER_PAGE_CSP.replace("form-action 'self'", ["form-action 'self'", ...others].join(' '));
 }
 
+/**
+ * A DSC signer's page also talks to the bridge on the signer's own computer (DSC_BRIDGE_URL, loopback): only theirs,
+ * so no other signer's page may reach a local port.
+ */
+export function withDscBridge(csp: string, bridgeUrl: string): string {
+  return csp.replace("connect-src 'self'", `connect-src 'self' ${new URL(bridgeUrl).origin}`);
+}
+
 /** The page and its assets, read from the source tree (tsc does not copy them into dist/). */
 const PAGE_DIR = path.join(packageRoot(__dirname), 'src', 'modules', 'signer-journey', 'page');
 const ASSETS_DIR = path.join(PAGE_DIR, 'assets');
@@ -95,7 +103,10 @@ export function createSignerPage(services: AppServices): express.Router {
     readFileSync(path.join(PAGE_DIR, file), 'utf8')
       .replaceAll('{{platformName}}', escapeHtml(PLATFORM_NAME))
       .replaceAll('{{pdfjsBase}}', escapeHtml(PDFJS_BASE))
-      .replaceAll('{{assets}}', escapeHtml(SIGNER_ASSETS));
+      .replaceAll('{{assets}}', escapeHtml(SIGNER_ASSETS))
+      .replaceAll('{{dscBridgeUrl}}', escapeHtml(services.config.dsc.bridgeUrl))
+      .replaceAll('{{dscDownloadUrl}}', escapeHtml(services.config.dsc.downloadUrl))
+      .replaceAll('{{dscHelpUrl}}', escapeHtml(services.config.dsc.helpUrl));
   const shell = fill('sign.html');
   const embedScript = readFileSync(path.join(PAGE_DIR, 'embed.js'), 'utf8');
   const returnShell = fill('sign-return.html');
@@ -112,7 +123,8 @@ export function createSignerPage(services: AppServices): express.Router {
   });
   router.get(`${SIGNER_PAGE_PATH}/:token`, async (req, res, next) => {
     try {
-      pageHeaders(res, csp, await frameAncestorsOf(services, req.params.token));
+      const { frameAncestors, signType } = await pageOptionsOf(services, req.params.token);
+      pageHeaders(res, signType === 'dsc' ? withDscBridge(csp, services.config.dsc.bridgeUrl) : csp, frameAncestors);
       res.type('html').send(shell);
     } catch (error) {
       next(error);
@@ -145,14 +157,17 @@ export function createSignerPage(services: AppServices): express.Router {
   return router;
 }
 
-/** Who may frame the page of this signer token: its session owner's embed origins (none for an unknown token). */
-async function frameAncestorsOf(services: AppServices, token: string): Promise<string[]> {
+/**
+ * What the page of this signer token may do beyond the shell's policy: be framed by its session owner's embed
+ * origins, and reach the DSC bridge when the signer signs with one (neither for an unknown token).
+ */
+async function pageOptionsOf(services: AppServices, token: string): Promise<{ frameAncestors: string[]; signType?: string }> {
   const em = services.orm.em.fork();
   try {
     const signer = await signerByToken(em, token);
-    return await embedOriginsOf(em, signer.session.user.id);
+    return { frameAncestors: await embedOriginsOf(em, signer.session.user.id), signType: signer.signType };
   } catch (error) {
-    if (error instanceof AppError && error.code === 'unauthorized') return [];
+    if (error instanceof AppError && error.code === 'unauthorized') return { frameAncestors: [] };
     throw error;
   }
 }

@@ -246,6 +246,23 @@ function crlUrls(certificate: X509Certificate): string[] {
   return [];
 }
 
+const MAX_CERTIFICATE_BYTES = 16 * 1024;
+
+/**
+ * The issuer's certificate where a certificate says it is published (authorityInfoAccess caIssuers, RFC 5280
+ * 4.2.2.1: a DER certificate, or PEM), fetched as revocation data is, with the same bounds; null when none is named
+ * or what comes back is no certificate.
+ */
+export async function fetchIssuerCertificate(certificatePem: string, options: FetchOptions): Promise<X509Certificate | null> {
+  const url = /CA Issuers - URI:(\S+)/.exec(new X509Certificate(certificatePem).infoAccess ?? '')?.[1];
+  if (!url || options.budget?.aborted) return null;
+  try {
+    return new X509Certificate(await fetchBounded(url, options, MAX_CERTIFICATE_BYTES, { method: 'GET' }));
+  } catch {
+    return null;
+  }
+}
+
 async function fetchBounded(url: string, options: FetchOptions, limit: number, init: RequestInit): Promise<Buffer> {
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not an http(s) URL');

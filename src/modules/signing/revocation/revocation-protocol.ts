@@ -27,6 +27,7 @@ import {
   readOid,
   readRoot,
   TAG,
+  unsignedInteger,
   type Tlv,
 } from '../der';
 
@@ -62,7 +63,10 @@ export function issuerParts(certificatePem: string): { name: Buffer; keyBits: Bu
 }
 
 /** An empty CRL (this sandbox revokes nothing), signed by the issuer: valid from `now` for `hours`. */
-export function encodeCrl(issuer: Issuer, options: { now: Date; hours: number; number: number }): Buffer {
+export function encodeCrl(
+  issuer: Issuer,
+  options: { now: Date; hours: number; number: number; revoked?: { serialHex: string; at: Date }[] },
+): Buffer {
   const parts = issuerParts(issuer.certificatePem);
   const keyId = createHash('sha1').update(parts.keyBits).digest();
   const extensions = der(
@@ -80,6 +84,17 @@ export function encodeCrl(issuer: Issuer, options: { now: Date; hours: number; n
     parts.name,
     utcTime(options.now),
     utcTime(new Date(options.now.getTime() + options.hours * 3_600_000)),
+    // revokedCertificates SEQUENCE OF SEQUENCE { userCertificate, revocationDate }, absent when empty (RFC 5280 5.1.2.6)
+    ...(options.revoked?.length
+      ? [
+          der(
+            TAG.sequence,
+            ...options.revoked.map((entry) =>
+              der(TAG.sequence, unsignedInteger(Buffer.from(entry.serialHex, 'hex')), utcTime(entry.at)),
+            ),
+          ),
+        ]
+      : []),
     extensions,
   );
   return signed(tbs, issuer);
@@ -138,20 +153,27 @@ export function issuedBy(certId: CertId, issuer: Issuer): boolean {
 
 /**
  * A successful OCSP response signed by the issuer itself (RFC 6960 4.2.2.2: the CA that issued the certificates),
- * responder named by key hash: `good` for each CertID the issuer issued, `unknown` for any other; valid from `now`
+ * responder named by key hash: `good` for each CertID the issuer issued (`revoked` when `revokedAt` names a time
+ * for it), `unknown` for any other; valid from `now`
  * for `hours`; the request's nonce repeated.
  */
 export function encodeOcspResponse(
   issuer: Issuer,
   certIds: CertId[],
-  options: { now: Date; hours: number; nonce: Buffer | null },
+  options: { now: Date; hours: number; nonce: Buffer | null; revokedAt?: (certId: CertId) => Date | null },
 ): Buffer {
   const parts = issuerParts(issuer.certificatePem);
+  const status = (certId: CertId) => {
+    if (!issuedBy(certId, issuer)) return der(0x82); // unknown [2] IMPLICIT NULL
+    const revokedAt = options.revokedAt?.(certId);
+    // revoked [1] IMPLICIT RevokedInfo { revocationTime } (no reason given); good [0] IMPLICIT NULL
+    return revokedAt ? der(0xa1, generalizedTime(revokedAt)) : der(0x80);
+  };
   const responses = certIds.map((certId) =>
     der(
       TAG.sequence,
       certId.raw,
-      issuedBy(certId, issuer) ? der(0x80) : der(0x82), // good [0] IMPLICIT NULL, unknown [2] IMPLICIT NULL
+      status(certId),
       generalizedTime(options.now),
       der(TAG.context0, generalizedTime(new Date(options.now.getTime() + options.hours * 3_600_000))),
     ),
