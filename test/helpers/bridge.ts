@@ -15,18 +15,22 @@ export interface BridgeProcess {
 
 const LISTENING = /^esign-dsc-bridge listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
 
-/** Starts `node bridge/src/main.ts --module <m> --origin <o>... --port 0` with the token's env; resolves once it prints its listening line. */
+/**
+ * Starts `node bridge/src/main.ts --module <m> --origin <o>... --port 0` with the token's env; resolves once it prints
+ * its listening line. `port` (default 0, any free port) for a page that expects the bridge at a fixed one.
+ */
 export async function startBridge(options: {
   modules: string[];
   origins: string[];
   env?: Record<string, string>;
+  port?: number;
 }): Promise<BridgeProcess> {
   const args = [
     BRIDGE_MAIN,
     ...options.modules.flatMap((m) => ['--module', m]),
     ...options.origins.flatMap((o) => ['--origin', o]),
   ];
-  const child = spawn(process.execPath, [...args, '--port', '0'], {
+  const child = spawn(process.execPath, [...args, '--port', String(options.port ?? 0)], {
     cwd: ROOT,
     // Only what the bridge needs: no ESIGN_BRIDGE_* from the test runner's environment.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env },
@@ -92,7 +96,8 @@ export async function startBridge(options: {
 /**
  * What the signer does on the bridge's approval page: GET approveUrl, read the form (hidden key), POST it with
  * the PIN and action=sign (or 'cancel'), with Origin = the bridge's own origin, as the browser would. Answers the
- * HTML of the page shown after and its status.
+ * HTML of the page shown after and its status. Throws when the page shows no form (a wrong key, or a request that
+ * is over: signed, refused or expired).
  */
 export async function approveInBridge(
   approveUrl: string,

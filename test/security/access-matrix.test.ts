@@ -1893,6 +1893,8 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
     'POST /fields',
     'POST /fields/:field_id/image',
     'POST /esp/start',
+    'POST /dsc/start',
+    'POST /dsc/complete',
     'POST /sign',
     'POST /decline',
     'POST /delegate',
