@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { constants, privateEncrypt, X509Certificate } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRootCa, issueSigningCertificate } from '../../src/modules/signing/certificates';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
@@ -238,6 +242,25 @@ describe('DSC signing: the signer’s own certificate, checked, on their token',
     expect(unknown.status).toBe(404);
   });
 
+  it('only a DSC signer’s page may reach the bridge; the bridge’s download and help are served', async () => {
+    const dsc = await dscSession();
+    const suresign = await createSession(app, owner.token, sessionBody(file));
+    const csp = async (token: string) => (await fetch(new URL(`/sign/${token}`, app.url))).headers.get('content-security-policy')!;
+    expect(await csp(dsc.signers[0]!.token)).toContain("connect-src 'self' http://127.0.0.1:17365;");
+    expect(await csp(suresign.signers[0]!.token)).toContain("connect-src 'self';");
+    const page = await (await fetch(new URL(`/sign/${dsc.signers[0]!.token}`, app.url))).text();
+    expect(page).toContain(`data-download="${app.url}/dsc-bridge/esign-dsc-bridge.zip"`);
+
+    const help = await fetch(new URL('/dsc-bridge', app.url));
+    expect(help.status).toBe(200);
+    expect(await help.text()).toContain(`--origin ${new URL(app.url).origin}`);
+    const zip = await fetch(new URL('/dsc-bridge/esign-dsc-bridge.zip', app.url));
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    const listing = await unzipListing(Buffer.from(await zip.arrayBuffer()));
+    expect(listing).toEqual(expect.arrayContaining(['esign-dsc-bridge/package.json', 'esign-dsc-bridge/src/main.ts', 'esign-dsc-bridge/src/tokens.ts']));
+    expect(listing.some((name) => name.includes('node_modules'))).toBe(false);
+  });
+
   describe.skipIf(!hasSoftHsm)('through a SoftHSM2 token and the bridge', () => {
     let soft: SoftToken;
     let bridge: BridgeProcess;
@@ -311,6 +334,59 @@ describe('DSC signing: the signer’s own certificate, checked, on their token',
       const pdf = await signedPdf(app, owner, session.client_id);
       await expectSignedByDsc(app, owner, session.client_id, pdf, issued);
     });
+
+    it('the token pulled out mid-sign: nothing is signed, no attempt is lost, the signer starts again', async () => {
+      const origin = new URL(app.url).origin;
+      const pulled = await issue({ common_name: 'ANITA DESAI' });
+      const token2 = await createSoftToken({
+        label: 'ProxKey',
+        objects: [{ id: '02', label: 'Signing', privateKeyPem: pulled.private_key, certificatePem: pulled.certificate }],
+      });
+      const second = await startBridge({ modules: [SOFTHSM_MODULE], origins: [origin], env: token2.env });
+      try {
+        const session = await dscSession({ full_name: 'Anita Desai' });
+        const signerToken = session.signers[0]!.token;
+        const { certificates } = (await (await fetch(`${second.url}/v1/certificates`, { headers: { origin } })).json()) as {
+          certificates: { id: string; certificate: string }[];
+        };
+        const started = (await signerApi(app, 'POST', '/dsc/start', signerToken, { consent: true, certificate: certificates[0]!.certificate }))
+          .body.data;
+        const request = (await (
+          await fetch(`${second.url}/v1/sign`, {
+            method: 'POST',
+            headers: { origin, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              certificate_id: certificates[0]!.id,
+              digest: started.documents[0].digest,
+              digest_algorithm: 'sha-256',
+              description: started.documents[0].description,
+            }),
+          })
+        ).json()) as { request_id: string; approve_url: string };
+        await token2.remove();
+        await approveInBridge(request.approve_url, token2.pin);
+        const answer = await waitForBridgeSignature(second, origin, request.request_id);
+        expect(answer).toMatchObject({ status: 'refused', error: { code: 'token_removed' } });
+        const view = (await signerApi(app, 'GET', '/session', signerToken)).body.data.signer;
+        expect(view).toMatchObject({ status: 'pending', attempts_left: 2, dsc_transaction: { txn: started.txn, status: 'pending' } });
+        // Plugged in again (here: the same key on a new token), the signer starts again and signs.
+        const again = (await start(signerToken, pulled)).body.data;
+        const done = await signerApi(app, 'POST', '/dsc/complete', signerToken, {
+          txn: again.txn,
+          signatures: [{ position: 0, signature: tokenSignature(pulled.private_key, again.documents[0].digest) }],
+        });
+        expect(done.status, JSON.stringify(done.body)).toBe(200);
+        expect(done.body.data.session.status).toBe('completed');
+        const stale = await signerApi(app, 'POST', '/dsc/complete', signerToken, {
+          txn: started.txn,
+          signatures: [{ position: 0, signature: tokenSignature(pulled.private_key, started.documents[0].digest) }],
+        });
+        expect(stale.status).toBe(409);
+      } finally {
+        await second.stop();
+        await token2.cleanup();
+      }
+    });
   });
 });
 
@@ -380,6 +456,19 @@ async function expectSignedByDsc(app: TestApp, owner: TestUser, clientId: string
     expect(verified.status, verified.output).toBe(0);
     expect(verified.output).toMatch(/Verification successful/);
   } else console.warn('openssl is not installed: openssl cms -verify was not run on the DSC signature');
+}
+
+/** The names in a ZIP, as Info-ZIP's `unzip -Z1` lists them. */
+async function unzipListing(zip: Buffer): Promise<string[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bridge-zip-'));
+  try {
+    await writeFile(path.join(dir, 'bridge.zip'), zip);
+    const listed = spawnSync('unzip', ['-Z1', path.join(dir, 'bridge.zip')], { encoding: 'utf8' });
+    expect(listed.status, listed.stderr).toBe(0);
+    return listed.stdout.split('\n').filter((line) => line !== '');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The DER length of the CMS at the start of /Contents (the zero padding after it is not part of it). */

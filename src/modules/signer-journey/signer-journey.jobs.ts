@@ -1,6 +1,6 @@
 import type { JobDefinition } from '../../platform/jobs/jobs';
 import { expireDueEspTransactions } from './aadhaar/esp-outcomes';
-import { expireDueDscTransactions } from './dsc/dsc-signing';
+import { expireDueDscTransactions } from './dsc/dsc-outcomes';
 
 export const ESP_EXPIRE_SWEEP_JOB = 'esp.expire-sweep';
 const SWEEP_BATCH = 500;

@@ -18,7 +18,7 @@ import { isSignerCancellation } from '../signing';
 import { batchesOf, HELD_TOO_LONG } from './aadhaar/esp-batches';
 import { TIMED_OUT } from './aadhaar/esp-outcomes';
 import { EspTransaction } from './aadhaar/esp-transaction.entity';
-import { latestDscTransaction } from './dsc/dsc-signing';
+import { latestDscTransaction } from './dsc/dsc-outcomes';
 import { embedOriginsOf } from '../users';
 
 function checkView(signer: Signer, kind: CheckKind) {

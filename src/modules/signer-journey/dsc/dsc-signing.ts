@@ -10,8 +10,6 @@ import {
   type EsignSession,
   isSignersTurn,
   lockTurn,
-  publishSignerChange,
-  recordSessionWebhook,
   Signer,
   signerByToken,
 } from '../../esign/signer-side';
@@ -26,12 +24,12 @@ import {
   nameMatchScore,
   signedRangeDigest,
   timestampSignature,
-  type DscRefusal,
 } from '../../signing';
 import { assertChecksPassed } from '../checks/checks';
 import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion, signatureUpdates } from '../sign-in-turn';
 import { DscTransaction, type DscDocumentDigest } from './dsc-transaction.entity';
-import { readDscCompletion, readDscStart } from './dsc-input';
+import { readDscCompletion, readDscStart, type DscStartInput } from './dsc-input';
+import { closeOpenTransactions, discardPrepared, refuseCertificate, refuseSignature } from './dsc-outcomes';
 
 /**
  * DSC signing (sign_type `dsc`): the signer's key stays on their USB token, reached through the bridge on their own
@@ -66,19 +64,7 @@ export async function startDscSigning(
   const found = await signerByToken(em, token);
   const input = readDscStart(body);
   assertMayStart(found);
-  // Revocation is asked over the network before any lock is taken, bounded as the LTV step is.
-  const checked = await checkDscCertificate({
-    certificateDer: input.certificate,
-    chainDers: input.chain,
-    trustAnchorsPem: await dscTrustAnchorsPem(services, em),
-    expectedName: found.nameMatch.prefill_name ?? found.fullName,
-    rule: found.dscRule ?? null,
-    revocation: {
-      timeoutMs: services.config.ltvRevocation.timeoutMs,
-      publicOnly: services.config.env === 'production',
-      budget: AbortSignal.timeout(services.config.ltvRevocation.budgetMs),
-    },
-  });
+  const checked = await checkCertificateOf(services, em, found, input);
   if (!checked.ok) return refuseCertificate(services, em, found, checked.refusal, origin);
   const { accepted } = checked;
 
@@ -88,27 +74,8 @@ export async function startDscSigning(
     assertMayStart(signer);
     const now = new Date();
     discarded.push(...(await closeOpenTransactions(tx, signer)));
-
     const txn = `dsctxn_${randomBytes(16).toString('hex')}`;
-    const certificateDer = new X509Certificate(accepted.certificatePem).raw;
-    const names = new Map((await documentsOf(tx, session)).map((document) => [document.id, document.name]));
-    const documents: DscDocumentDigest[] = [];
-    const updates = await signatureUpdates(services, tx, session, signer, now);
-    for (const { document, update } of updates) {
-      const preparedKey = `dsc/${txn}-${document.position}.pdf`;
-      await services.blobs.putBytes(preparedKey, update.updated, 'application/pdf');
-      const rangeDigest = signedRangeDigest(update);
-      documents.push({
-        document_id: document.id,
-        position: document.position,
-        prepared_key: preparedKey,
-        contents_at: update.contentsAt,
-        contents_end: update.contentsEnd,
-        base_file_id: document.currentPdfFile.id,
-        range_digest: rangeDigest.toString('hex'),
-        digest: dscDigestToSign(certificateDer, rangeDigest).toString('hex'),
-      });
-    }
+    const documents = await prepareDocuments(services, tx, { session, signer, txn, now }, accepted.certificatePem);
     const transaction = tx.create(DscTransaction, {
       txn,
       session: session.id,
@@ -138,6 +105,7 @@ export async function startDscSigning(
       },
     });
     await tx.flush();
+    const names = new Map((await documentsOf(tx, session)).map((document) => [document.id, document.name]));
     return {
       txn,
       expires_at: transaction.expiresAt,
@@ -149,18 +117,60 @@ export async function startDscSigning(
       },
       documents: documents.map((document, index) => {
         const name = names.get(document.document_id) ?? session.filename;
-        return {
-          position: document.position,
-          document_id: document.document_id,
-          name,
-          digest: Buffer.from(document.digest, 'hex').toString('base64'),
-          description: signingDescription(session, name, index, documents.length),
-        };
+        const description = signingDescription(session, name, index, documents.length);
+        const digest = Buffer.from(document.digest, 'hex').toString('base64');
+        return { position: document.position, document_id: document.document_id, name, digest, description };
       }),
     };
   });
   for (const open of discarded) await discardPrepared(services, open);
   return started;
+}
+
+/** The checks of dsc-certificate.ts for this signer; revocation is asked before any lock is taken, bounded as the LTV step is. */
+async function checkCertificateOf(services: AppServices, em: EntityManager, signer: Signer, input: DscStartInput) {
+  return checkDscCertificate({
+    certificateDer: input.certificate,
+    chainDers: input.chain,
+    trustAnchorsPem: await dscTrustAnchorsPem(services, em),
+    expectedName: signer.nameMatch.prefill_name ?? signer.fullName,
+    rule: signer.dscRule ?? null,
+    revocation: {
+      timeoutMs: services.config.ltvRevocation.timeoutMs,
+      publicOnly: services.config.env === 'production',
+      budget: AbortSignal.timeout(services.config.ltvRevocation.budgetMs),
+    },
+  });
+}
+
+/**
+ * Each document's signature update over its current PDF, kept until the token signs, with the byte range's digest
+ * and the digest the token signs for this certificate (the CMS signed attributes over the first).
+ */
+async function prepareDocuments(
+  services: AppServices,
+  tx: EntityManager,
+  at: { session: EsignSession; signer: Signer; txn: string; now: Date },
+  certificatePem: string,
+): Promise<DscDocumentDigest[]> {
+  const certificateDer = new X509Certificate(certificatePem).raw;
+  const documents: DscDocumentDigest[] = [];
+  for (const { document, update } of await signatureUpdates(services, tx, at.session, at.signer, at.now)) {
+    const preparedKey = `dsc/${at.txn}-${document.position}.pdf`;
+    await services.blobs.putBytes(preparedKey, update.updated, 'application/pdf');
+    const rangeDigest = signedRangeDigest(update);
+    documents.push({
+      document_id: document.id,
+      position: document.position,
+      prepared_key: preparedKey,
+      contents_at: update.contentsAt,
+      contents_end: update.contentsEnd,
+      base_file_id: document.currentPdfFile.id,
+      range_digest: rangeDigest.toString('hex'),
+      digest: dscDigestToSign(certificateDer, rangeDigest).toString('hex'),
+    });
+  }
+  return documents;
 }
 
 /**
@@ -266,96 +276,6 @@ function assertStillOpen(transaction: DscTransaction, now: Date): void {
     });
 }
 
-/**
- * A certificate the checks refused: audited, and when the signer brought it (an untrusted, expired, revoked one, one
- * not for signing, another person's, not the pinned one) it costs one of `max_retry` attempts, the last failing the
- * signer. The refusal is then answered with its own code (docs/api.md).
- */
-async function refuseCertificate(
-  services: AppServices,
-  em: EntityManager,
-  found: Signer,
-  refusal: DscRefusal,
-  origin: RequestOrigin,
-): Promise<never> {
-  const left = await em.transactional(async (tx) => {
-    const { session, signer } = await lockTurn(tx, found);
-    if (refusal.signersDoing) signer.failedAttempts += 1;
-    const attemptsLeft = Math.max(0, signer.maxRetry - signer.failedAttempts);
-    if (refusal.signersDoing && attemptsLeft === 0) signer.status = 'failed';
-    recordAudit(tx, {
-      session,
-      signer,
-      event: 'dsc_refused',
-      origin,
-      details: {
-        error_code: refusal.code,
-        error_message: refusal.message,
-        counted: refusal.signersDoing,
-        attempts_left: attemptsLeft,
-      },
-    });
-    if (signer.status === 'failed') {
-      recordAudit(tx, { session, signer, event: 'signer_failed', origin, details: { reason: 'DSC signing attempts exhausted' } });
-      await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.signer.failed', signer.id);
-    }
-    await tx.flush();
-    await publishSignerChange(services, tx, session, signer);
-    return attemptsLeft;
-  });
-  throw new AppError(refusal.code, {
-    errors: [{ field: 'certificate', problem: refusal.message }],
-    details: { attempts_left: left, counted: refusal.signersDoing },
-  });
-}
-
-/** A token signature that does not verify with the transaction's certificate: the transaction fails, no attempt counted. */
-async function refuseSignature(
-  services: AppServices,
-  em: EntityManager,
-  found: Signer,
-  known: DscTransaction,
-  position: number,
-  origin: RequestOrigin,
-): Promise<never> {
-  const problem = `the signature for the document at position ${position} does not verify with the certificate chosen`;
-  await em.transactional(async (tx) => {
-    const { session, signer } = await lockTurn(tx, found);
-    const transaction = await tx.findOneOrFail(
-      DscTransaction,
-      { txn: known.txn },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-    );
-    if (transaction.status !== 'pending') return;
-    transaction.status = 'failed';
-    transaction.errorCode = 'dsc_signature_invalid';
-    transaction.errorMessage = problem;
-    transaction.answeredAt = new Date();
-    recordAudit(tx, {
-      session,
-      signer,
-      event: 'dsc_refused',
-      origin,
-      details: { txn: known.txn, error_code: 'dsc_signature_invalid', error_message: problem, counted: false },
-    });
-    await tx.flush();
-  });
-  await discardPrepared(services, known);
-  throw new AppError('dsc_signature_invalid', { errors: [{ field: 'signatures', problem }] });
-}
-
-/** The signer's open transactions end when they start again: their prepared bytes go once the new start commits. */
-async function closeOpenTransactions(tx: EntityManager, signer: Signer): Promise<DscTransaction[]> {
-  const open = await tx.find(DscTransaction, { signer: signer.id, status: 'pending' });
-  for (const transaction of open) {
-    transaction.status = 'expired';
-    transaction.errorCode = transaction.expiresAt <= new Date() ? 'dsc_timeout' : 'dsc_abandoned';
-    transaction.errorMessage =
-      transaction.errorCode === 'dsc_timeout' ? 'the token did not sign in time' : 'the signer started again';
-  }
-  return open;
-}
-
 /** The name the certificate gives its holder, scored against the one expected, as an Aadhaar signer's is. */
 function recordDscIdentity(signer: Signer, certificatePem: string): void {
   const commonName = dscHolderName(certificatePem);
@@ -370,39 +290,4 @@ function signingDescription(session: EsignSession, name: string, index: number, 
   const owner = session.emailTemplateOverrides?.company_name ?? session.sender ?? null;
   const which = count > 1 ? ` (document ${index + 1} of ${count})` : '';
   return `Sign “${name}”${which}${owner ? ` for ${owner}` : ''}, e-sign session ${session.id}`.slice(0, 300);
-}
-
-/** Prepared updates no longer wanted; a store that fails to delete leaves litter, never an error. */
-export async function discardPrepared(services: AppServices, transaction: Pick<DscTransaction, 'documents'>): Promise<void> {
-  for (const document of transaction.documents) {
-    await services.blobs
-      .delete(document.prepared_key)
-      .catch((error: unknown) => services.log.warn({ key: document.prepared_key, error }, 'prepared DSC bytes not deleted'));
-  }
-}
-
-/** The sweep behind timeouts: pending DSC transactions past their time expire and their bytes go. */
-export async function expireDueDscTransactions(services: AppServices, em: EntityManager, limit: number): Promise<number> {
-  const rows = await em.getConnection().execute<{ documents: DscDocumentDigest[] }[]>(
-    `update dsc_transactions set status = 'expired', error_code = 'dsc_timeout', error_message = 'the token did not sign in time'
-      where txn in (select txn from dsc_transactions where status = 'pending' and expires_at <= now()
-                     order by expires_at limit ? for update skip locked)
-      returning documents`,
-    [limit],
-  );
-  for (const row of rows) await discardPrepared(services, row);
-  return rows.length;
-}
-
-/** The signer's latest DSC transaction, as the signer's view shows it. */
-export async function latestDscTransaction(em: EntityManager, signerId: string) {
-  const latest = await em.findOne(DscTransaction, { signer: signerId }, { orderBy: { createdAt: 'desc' } });
-  if (!latest) return null;
-  const lapsed = latest.status === 'pending' && latest.expiresAt <= new Date();
-  return {
-    txn: latest.txn,
-    status: lapsed ? ('expired' as const) : latest.status,
-    error_code: lapsed ? 'dsc_timeout' : (latest.errorCode ?? null),
-    expires_at: latest.expiresAt,
-  };
 }

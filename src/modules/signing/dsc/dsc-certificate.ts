@@ -15,7 +15,7 @@ import {
  * accepted: it chains to a configured trust anchor (CCA's Root Certifying Authority of India in production; the
  * sandbox adds its test CA), every certificate on the way is valid now, it has the non-repudiation key usage, it is
  * not revoked (OCSP, else CRL, asked now and bounded as the LTV step is), its key is RSA, its CN matches the
- * signer's name when the session asked for a name match, and it is the pinned one when the session pins one.
+ * signer's name, and it is the one the owner's rule names, when there is a rule.
  */
 
 export type DscRefusalCode =
