@@ -13,7 +13,6 @@ import {
   recordEspOutcome,
   EsignXmlError,
   fillSignature,
-  nameMatchScore,
   readAadhaarCertDetails,
   readEspResponse,
   timestampSignature,
@@ -21,6 +20,7 @@ import {
   type ParsedEsignResponse,
 } from '../../signing';
 import { assertChecksPassed } from '../checks/checks';
+import { recordCertificateName } from '../certificate-name';
 import { failedAnswer, notAnswerable, type EspAnswer } from './esp-answer-checks';
 import { heldBatchesOf, heldSignatures, holdBatch, keepHeldFor, nextBatch } from './esp-batches';
 import type { EspStart } from './esp-handoff';
@@ -289,13 +289,5 @@ async function signedPdfs(services: AppServices, returned: { document: EspDocume
 export function recordAadhaarIdentity(signer: Signer, certificatePem: string): void {
   const details = readAadhaarCertDetails(certificatePem);
   signer.aadhaarCertDetails = details;
-  if (!signer.nameMatch.enforce) return;
-  signer.nameMatch = details.name
-    ? {
-        ...signer.nameMatch,
-        signer_name: details.name,
-        score: nameMatchScore(details.name, signer.nameMatch.prefill_name ?? signer.fullName),
-        status: 'completed',
-      }
-    : { ...signer.nameMatch, signer_name: null, score: null, status: 'unavailable' };
+  recordCertificateName(signer, details.name);
 }

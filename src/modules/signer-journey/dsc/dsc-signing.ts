@@ -21,11 +21,11 @@ import {
   dscHolderName,
   dscTrustAnchorsPem,
   fillSignature,
-  nameMatchScore,
   signedRangeDigest,
   timestampSignature,
 } from '../../signing';
 import { assertChecksPassed } from '../checks/checks';
+import { recordCertificateName } from '../certificate-name';
 import { completesOnNextSignature, recordSignedRevision, revocationBeforeCompletion, signatureUpdates } from '../sign-in-turn';
 import { DscTransaction, type DscDocumentDigest } from './dsc-transaction.entity';
 import { readDscCompletion, readDscStart, type DscStartInput } from './dsc-input';
@@ -238,7 +238,7 @@ export async function completeDscSigning(
         fillSignature({ updated: prepared, contentsAt: document.contents_at, contentsEnd: document.contents_end }, stamped),
       );
     }
-    recordDscIdentity(signer, transaction.certificatePem);
+    recordCertificateName(signer, dscHolderName(transaction.certificatePem));
     transaction.status = 'completed';
     transaction.answeredAt = new Date();
     return recordSignedRevision(services, tx, {
@@ -274,15 +274,6 @@ function assertStillOpen(transaction: DscTransaction, now: Date): void {
       message: 'this DSC transaction timed out: start the DSC signature again',
       errors: [{ field: 'txn', problem: `the transaction lapsed at ${transaction.expiresAt.toISOString()}` }],
     });
-}
-
-/** The name the certificate gives its holder, scored against the one expected, as an Aadhaar signer's is. */
-function recordDscIdentity(signer: Signer, certificatePem: string): void {
-  const commonName = dscHolderName(certificatePem);
-  const expected = signer.nameMatch.prefill_name ?? signer.fullName;
-  signer.nameMatch = commonName
-    ? { ...signer.nameMatch, signer_name: commonName, score: nameMatchScore(commonName, expected), status: 'completed' }
-    : { ...signer.nameMatch, signer_name: null, score: null, status: 'unavailable' };
 }
 
 /** What the bridge shows the signer beside the PIN field: which document, of which session, for whom. */
