@@ -49,10 +49,9 @@ export async function refuseCertificate(
     await publishSignerChange(services, tx, session, signer);
     return attemptsLeft;
   });
-  throw new AppError(refusal.code, {
-    errors: [{ field: 'certificate', problem: refusal.message }],
-    details: { attempts_left: left, counted: refusal.signersDoing },
-  });
+  // As a wrong one-time code does, the problem says what is left when it cost an attempt.
+  const attemptsNote = refusal.signersDoing ? ` (${left} attempt(s) left)` : '';
+  throw new AppError(refusal.code, { errors: [{ field: 'certificate', problem: `${refusal.message}${attemptsNote}` }] });
 }
 
 /** A token signature that does not verify with the transaction's certificate: the transaction fails, no attempt counted. */

@@ -11,6 +11,7 @@ import {
   aadhaarSignStep,
   consentSignStep,
   declineSection,
+  dscSignStep,
   faceStep,
   fieldsStep,
   focusField,
@@ -209,6 +210,7 @@ function showSteps(view, { focus, message, failure }) {
   else if (current === 'face') step = faceStep(ctx, check);
   else if (current === 'fields') step = fieldsStep(ctx, view, { done: (next) => confirmFields(next), failure });
   else if (view.signer.sign_type === 'aadhaar') step = aadhaarSignStep(ctx, view);
+  else if (view.signer.sign_type === 'dsc') step = dscSignStep(ctx, view);
   else step = consentSignStep(ctx, view);
   slot.append(step);
   emit('step', { step: current });

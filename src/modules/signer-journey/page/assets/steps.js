@@ -1,5 +1,6 @@
 // The steps of the signing panel, one file each under steps/: the requested checks (email and mobile OTP,
-// location, face), the fields the signer fills, and the signature itself. This module is their one surface for signer.js. Each step returns
+// location, face), the fields the signer fills, and the signature itself (Aadhaar at an ESP, a DSC token through the
+// bridge, or one request). This module is their one surface for signer.js. Each step returns
 // its element; `ctx` connects it to the page:
 //   ctx.heading(text)      the step's <h2>, focused when the step appears
 //   ctx.refresh(message)   reads the session again and shows whatever comes next
@@ -13,6 +14,7 @@ export { faceStep } from './steps/face.js';
 export { fieldsStep, focusField, hasFields } from './steps/fields.js';
 export { consentSignStep } from './steps/consent-sign.js';
 export { aadhaarSignStep, RETURN_PATH_KEY } from './steps/aadhaar.js';
+export { dscSignStep } from './steps/dsc.js';
 export { declineSection } from './steps/decline.js';
 
 const CHECK_TITLES = {
@@ -24,6 +26,6 @@ const CHECK_TITLES = {
 };
 
 export function stepTitle(step, signType) {
-  if (step === 'sign') return signType === 'aadhaar' ? 'Sign with Aadhaar' : 'Sign';
+  if (step === 'sign') return signType === 'aadhaar' ? 'Sign with Aadhaar' : signType === 'dsc' ? 'Sign with your DSC' : 'Sign';
   return CHECK_TITLES[step] ?? step;
 }

@@ -8,6 +8,7 @@ const SIGN_TYPE_TEXT = {
   aadhaar: 'Aadhaar eSign',
   suresign: 'Electronic signature',
   pfx: 'Digital signature certificate of the sender',
+  dsc: 'Your Digital Signature Certificate (DSC token)',
 };
 
 export function summaryOf(view) {
