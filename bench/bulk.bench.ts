@@ -4,14 +4,17 @@ import pg from 'pg';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { benchServiceEnv, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 import { resetPeak, spawnService, statusMB, waitFor, type ServiceProcess } from './service-process';
 import { healthy, upload, userToken } from './uploads.bench';
 
 /** The issue's bulk, and the client loop's sample (its rate is what is compared). */
-const BULK_ROWS = Number(process.env.BENCH_BULK_ROWS ?? 10_000);
-const LOOP_ROWS = Number(process.env.BENCH_BULK_LOOP_ROWS ?? 2_000);
+const BULK_ROWS = Number(process.env.BENCH_BULK_ROWS ?? sized(10_000, 60));
+const LOOP_ROWS = Number(process.env.BENCH_BULK_LOOP_ROWS ?? sized(2_000, 20));
+/** Rows of each path's warm-up. */
+const WARM_UP_ROWS = sized(100, 10);
 const LOOP_CONNECTIONS = 8;
-const STAMP_ROWS = Number(process.env.BENCH_BULK_STAMP_ROWS ?? 1_000);
+const STAMP_ROWS = Number(process.env.BENCH_BULK_STAMP_ROWS ?? sized(1_000, 10));
 const FLOOR = 3;
 const MEMORY_FLOOR_MB = 200;
 
@@ -37,8 +40,8 @@ export async function bulkBenchmarks(database: BenchDatabase): Promise<BenchRow[
     const templateId = await twoSignerTemplate(call, await upload(url, token, await fivePagePdf()));
 
     // Warm-up: both paths' code loaded and compiled.
-    await clientLoop(call, templateId, 100);
-    await runBulk(call, db, { template_id: templateId, sign_type: 'suresign', rows: rowsOf(100) });
+    await clientLoop(call, templateId, WARM_UP_ROWS);
+    await runBulk(call, db, { template_id: templateId, sign_type: 'suresign', rows: rowsOf(WARM_UP_ROWS) });
 
     const loop = await clientLoop(call, templateId, LOOP_ROWS);
     const before = await storageBytes(db, prepared.dataDir);
@@ -133,7 +136,8 @@ const contacts = (index: number) => [
   { full_name: `Borrower ${index}`, email: `borrower${index}@example.com` },
   { full_name: 'Lender Bank', email: 'loans@example.com' },
 ];
-const rowsOf = (count: number) => Array.from({ length: count }, (_, index) => ({ key: `row-${index}`, signers: contacts(index) }));
+const rowsOf = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({ key: `row-${index}`, signers: contacts(index) }));
 
 /** `rows` initialize-from-template calls over LOOP_CONNECTIONS connections at once; seconds. */
 async function clientLoop(call: Call, templateId: string, rows: number): Promise<number> {
@@ -196,9 +200,10 @@ async function stampBulk(call: Call, db: pg.Client, templateId: string): Promise
   });
   const deadline = Date.now() + 300_000;
   for (;;) {
-    const { rows } = await db.query(`select count(*)::int as n from stamp_instances where order_id = $1 and status = 'available'`, [
-      order.client_id,
-    ]);
+    const { rows } = await db.query(
+      `select count(*)::int as n from stamp_instances where order_id = $1 and status = 'available'`,
+      [order.client_id],
+    );
     if (rows[0].n === STAMP_ROWS) break;
     if (Date.now() > deadline) throw new Error('the stamps of the bench order were not procured in time');
     await new Promise((resolve) => setTimeout(resolve, 200));

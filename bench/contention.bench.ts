@@ -1,13 +1,14 @@
 import { startBenchApp, type BenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 import { createSession, makePdf, mockStamps, restCall, restData, sessionRequest, uploadPdf } from './session-setup';
 
-const RACERS = 50;
-const STOCK = 60;
+const RACERS = sized(50, 10);
+const STOCK = sized(60, 12);
 const STAMP_RUPEES = 100;
 const AMOUNT = '200';
 const PER_SESSION = 2;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 2);
 
 interface Race {
   ms: number;

@@ -22,7 +22,14 @@ import { tsaStamper } from '../src/modules/signing/tsa/tsa-client';
 import { verifyPdfSignatures } from '../src/modules/signing/verify/verify-document';
 import { benchSigningPeers } from './signing-peers';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 import { documentOf } from './signing.bench';
+
+/** The signed document's size in MB, the verified one's (of 10 signatures), and the measured runs of each median. */
+const DOCUMENT_MB = sized(10, 1);
+const VERIFIED_MB = sized(50, 2);
+const RUNS = sized(5, 1);
+const VERIFY_RUNS = sized(3, 1);
 
 /** A PDF of about `megabytes` MB (as the signing bench makes it) with `fields` signature fields. */
 async function preparedDocument(megabytes: number, fields: number): Promise<Uint8Array> {
@@ -141,7 +148,7 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
   const { root, tsa, signer, stamper, close } = await benchSigningPeers();
   const rows: BenchRow[] = [];
   try {
-    const pdf = await preparedDocument(10, 1);
+    const pdf = await preparedDocument(DOCUMENT_MB, 1);
     const sign = (timestamp: boolean) =>
       signIncrementally(pdf, {
         fieldName: 'signer-0',
@@ -153,15 +160,15 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
           return timestamp ? addSignatureTimestamp(cms, stamper) : cms;
         },
       });
-    const plain = await median(5, async () => (await timed(() => sign(false))).ms);
-    const stamped = await median(5, async () => (await timed(() => sign(true))).ms);
+    const plain = await median(RUNS, async () => (await timed(() => sign(false))).ms);
+    const stamped = await median(RUNS, async () => (await timed(() => sign(true))).ms);
     const cmsBytes = async (timestamp: boolean) => {
       const cms = await signDetachedCms([Buffer.from('x')], signer);
       return (timestamp ? await addSignatureTimestamp(cms, stamper) : cms).length;
     };
     const [plainBytes, stampedBytes] = [await cmsBytes(false), await cmsBytes(true)];
     rows.push({
-      name: 'signature + RFC 3161 time-stamp (B-T) on a 10 MB PDF, TSA over local HTTP',
+      name: `signature + RFC 3161 time-stamp (B-T) on a ${DOCUMENT_MB} MB PDF, TSA over local HTTP`,
       figure: `${stamped.toFixed(1)} ms; the CMS grows by ${stampedBytes - plainBytes} bytes (${plainBytes} -> ${stampedBytes})`,
       baseline: `${plain.toFixed(1)} ms the same signature without (B-B)`,
       ratio: stamped / plain,
@@ -189,9 +196,9 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
       return fillSignature(prepared, await stamper(digest));
     };
     const final = await longTerm();
-    const ltv = await median(5, async () => (await timed(longTerm)).ms);
+    const ltv = await median(RUNS, async () => (await timed(longTerm)).ms);
     rows.push({
-      name: 'long-term step on completion (OCSP, /DSS update, document time-stamp), 10 MB PDF',
+      name: `long-term step on completion (OCSP, /DSS update, document time-stamp), ${DOCUMENT_MB} MB PDF`,
       figure: `${ltv.toFixed(1)} ms; adds ${final.length - signed.length} bytes`,
       baseline: `${stamped.toFixed(1)} ms one B-T signature of the same document`,
       ratio: ltv / stamped,
@@ -227,9 +234,9 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
         ),
       );
     const { rendered } = await signCertificate();
-    const certificate = await median(5, async () => (await timed(signCertificate)).ms);
+    const certificate = await median(RUNS, async () => (await timed(signCertificate)).ms);
     rows.push({
-      name: 'certificate of completion (3 signers, 40 audit events): verify the signed 10 MB PDF, draw, sign (B-T)',
+      name: `certificate of completion (3 signers, 40 audit events): verify the signed ${DOCUMENT_MB} MB PDF, draw, sign (B-T)`,
       figure: `${certificate.toFixed(1)} ms`,
       baseline: `${stamped.toFixed(1)} ms one B-T signature of the same document`,
       ratio: certificate / stamped,
@@ -237,21 +244,21 @@ export async function longTermBenchmarks(): Promise<BenchRow[]> {
     const append = async () =>
       fillWith(await buildAppendedPagesSignatureUpdate(signed, rendered.pdf, certificateAppearance, rendered.signatureBox));
     const appended = await append();
-    const appending = await median(5, async () => (await timed(append)).ms);
+    const appending = await median(RUNS, async () => (await timed(append)).ms);
     rows.push({
-      name: 'append_certificate: its pages and the platform signature over them, one update of the 10 MB PDF',
+      name: `append_certificate: its pages and the platform signature over them, one update of the ${DOCUMENT_MB} MB PDF`,
       figure: `${appending.toFixed(1)} ms; adds ${appended.length - signed.length} bytes`,
       baseline: `${stamped.toFixed(1)} ms one B-T signature of the same document`,
       ratio: appending / stamped,
     });
 
     // Verification: linear in the file, ten revisions of a 50 MB document.
-    const big = await signedRevisions(await preparedDocument(50, 10), 10, signer, stamper);
+    const big = await signedRevisions(await preparedDocument(VERIFIED_MB, 10), 10, signer, stamper);
     const verify = await median(
-      3,
+      VERIFY_RUNS,
       async () => (await timed(() => verifyPdfSignatures(big, { trustedRootsPem: [root.certificatePem] }))).ms,
     );
-    const load = await median(3, async () => (await timed(() => PDFDocument.load(big, { updateMetadata: false }))).ms);
+    const load = await median(VERIFY_RUNS, async () => (await timed(() => PDFDocument.load(big, { updateMetadata: false }))).ms);
     const report = await verifyPdfSignatures(big, { trustedRootsPem: [root.certificatePem] });
     rows.push({
       name: `verify a ${(big.length / 1024 / 1024).toFixed(1)} MB PDF of 10 time-stamped signatures (10 revisions)`,

@@ -1,3 +1,5 @@
+import { quick } from './mode';
+
 /** Time and peak memory of one run; every figure is printed next to a baseline measured the same way. */
 export interface Measurement {
   ms: number;
@@ -25,7 +27,7 @@ export function printTable(rows: BenchRow[]): void {
     row.ratio.toFixed(2),
     row.peakMB === undefined ? '' : row.peakMB.toFixed(1),
     row.floor ?? '',
-    row.ok === undefined ? '' : row.ok ? 'yes' : 'NO',
+    row.ok === undefined ? (quick && row.floor ? 'quick: not asserted' : '') : row.ok ? 'yes' : 'NO',
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i].length)));
   const format = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ');

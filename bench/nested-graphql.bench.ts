@@ -1,5 +1,6 @@
 import { startBenchApp, type BenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 import {
   createSession,
   graphqlCall,
@@ -11,11 +12,11 @@ import {
   uploadPdf,
 } from './session-setup';
 
-const SESSIONS = 50;
+const SESSIONS = sized(50, 6);
 const SIGNERS = 3;
 const STAMPS_PER_SESSION = 2;
-const WARMUP = 5;
-const RUNS = 30;
+const WARMUP = sized(5, 1);
+const RUNS = sized(30, 3);
 
 const PAGE_QUERY = `query Page($size: Int!) {
   esignSessions(page: 1, size: $size) {

@@ -11,16 +11,17 @@ import { MockVendor } from '../src/modules/sandbox/vendors/simulated-vendors';
 import { createQueues, startWorkers, type JobDefinition } from '../src/platform/jobs/jobs';
 import { startBenchApp, type BenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 import { spawnService, statusMB, waitFor, type ServiceProcess } from './service-process';
 
 /** The order of the benchmark, and a small one first so that the worker's code is warm. */
-const STAMPS = 5000;
-const WARM_UP_STAMPS = 200;
+const STAMPS = sized(5000, 60);
+const WARM_UP_STAMPS = sized(200, 10);
 /** No-op jobs per queue measurement, and a short warm-up of each queue. */
-const JOBS = 5000;
-const WARM_UP_JOBS = 100;
+const JOBS = sized(5000, 50);
+const WARM_UP_JOBS = sized(100, 10);
 /** Raw pg-boss `work` sleeps out its polling interval after every fetch: a sample is enough to read its rate. */
-const PACED_RAW_JOBS = 10;
+const PACED_RAW_JOBS = sized(10, 3);
 /** Measured runs of each queue (alternated), and the time after which a run is cut short. */
 const RUNS = 2;
 const RUN_LIMIT_MS = 30_000;
@@ -56,8 +57,8 @@ export async function procurementBenchmarks(database: BenchDatabase): Promise<Be
 }
 
 /** The recovery row: leases as long as the issue's measurement had them, an order a worker needs seconds for. */
-const RECOVERY_CLAIM_SECONDS = 10;
-const RECOVERY_STAMPS = 500;
+const RECOVERY_CLAIM_SECONDS = sized(10, 5);
+const RECOVERY_STAMPS = sized(500, 200);
 
 /**
  * Issue 22: a worker process killed with kill -9 in the middle of a (simulated vendor, 100 ms a stamp) order. Figure:
@@ -90,7 +91,7 @@ async function recoveryBenchmark(database: BenchDatabase): Promise<BenchRow> {
       'the first worker to settle a batch and lease more',
       async () => {
         const counts = await statusCounts(app, orderId);
-        if ((counts.available ?? 0) + (counts.rejected ?? 0) < 100) return false;
+        if ((counts.available ?? 0) + (counts.rejected ?? 0) < RECOVERY_STAMPS / 5) return false;
         leased = (
           await connection.execute<{ id: string }[]>(
             `select id from stamp_instances where order_id = ? and status = 'pending' and claim_expires_at > now()`,

@@ -7,12 +7,13 @@ import pg from 'pg';
 import { freePort } from '../src/platform/db/embedded-postgres';
 import { startBenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 import { createSession, graphqlCall, makePdf, makePng, restCall, sessionRequest, uploadAsset, uploadPdf } from './session-setup';
 
-const CONNECTIONS = 20;
-const WARMUP_SECONDS = 3;
-const ROUNDS = 5;
-const ROUND_SECONDS = 3;
+const CONNECTIONS = sized(20, 10);
+const WARMUP_SECONDS = sized(3, 1);
+const ROUNDS = sized(5, 1);
+const ROUND_SECONDS = sized(3, 1);
 
 /** Every field GET /api/v1/esign/details answers with, asked for over GraphQL. */
 const DETAILS_QUERY = `query Details($id: String!) {
@@ -30,7 +31,7 @@ const DETAILS_QUERY = `query Details($id: String!) {
         required read_only label min_length max_length pattern min max options multiline every_page filled_at
       }
       aadhaar_cert_details { name country state pin_code aadhaar year_of_birth gender }
-      verify_location location_source enforce_geofence latitude longitude radius
+      verify_location location_source language enforce_geofence latitude longitude radius
       name_match { enforce prefill_name signer_name score status }
       face_match { enforce ref_file_id live_file_id match_threshold max_attempts liveness_score match_score }
       notification { invite completion whatsapp }
@@ -227,6 +228,7 @@ function signerJson(r: Row, s: Row, token: string, publicUrl: string): Row {
       : null,
     verify_location: r.verify_location,
     location_source: r.location_source,
+    language: r.language ?? null,
     enforce_geofence: r.enforce_geofence,
     latitude: r.latitude,
     longitude: r.longitude,

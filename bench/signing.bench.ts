@@ -7,6 +7,11 @@ import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { createRootCa, issueSigningCertificate } from '../src/modules/signing/certificates';
 import { prepareForSigning } from '../src/modules/signing/pdf/prepare-for-signing';
 import type { BenchRow, Measurement } from './measure';
+import { sized } from './mode';
+
+/** The documents' sizes in MB, and measured runs of each (after one dropped). */
+const SIZES_MB = sized([1, 10, 50], [0.25, 1]);
+const runsAt = (megabytes: number) => sized(megabytes >= 50 ? 3 : 5, 1);
 
 /** A PDF of about `megabytes` MB: a few text pages and incompressible image data, as scanned contracts are. */
 export async function documentOf(megabytes: number): Promise<Uint8Array> {
@@ -85,13 +90,13 @@ export async function signingBenchmarks(): Promise<BenchRow[]> {
         { fieldName: 'bench', signatureBoxes: [{ page: 0, x: 72, y: 600, width: 180, height: 50 }] },
       ]),
     );
-    for (const megabytes of [1, 10, 50]) {
+    for (const megabytes of SIZES_MB) {
       const prepared = await prepareForSigning(await documentOf(megabytes), [
         { fieldName: 'bench', signatureBoxes: [{ page: 0, x: 72, y: 600, width: 180, height: 50 }] },
       ]);
       const file = path.join(dir, `${megabytes}.pdf`);
       writeFileSync(file, prepared);
-      const runs = megabytes >= 50 ? 3 : 5;
+      const runs = runsAt(megabytes);
       const baseline = bestOf(runs, () => inChild('baseline', file, identityFile, warmUpFile));
       const signature = bestOf(runs, () => inChild('sign', file, identityFile, warmUpFile));
       const ratio = signature.ms / baseline.ms;

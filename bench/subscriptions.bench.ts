@@ -6,9 +6,12 @@ import WebSocket from 'ws';
 import { EVENTS_CHANNEL } from '../src/platform/events/event-bus';
 import { percentile, startBenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 
-const CLIENTS = 500;
-const QUANTITY = 400;
+const CLIENTS = sized(500, 25);
+const QUANTITY = sized(400, 60);
+/** How long the clients are given, once the order is done, for its last messages. */
+const SETTLE_MS = sized(2000, 1000);
 
 /**
  * 500 graphql-ws clients subscribed to one order's progress while it is procured. Latency: from the moment
@@ -109,7 +112,7 @@ export async function subscriptionBenchmarks(database: BenchDatabase): Promise<B
       if (row.pending === 0 || Date.now() > done) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
     // Each message answers the latest notification before it; every client ends with the finished order.
     const latencies: number[] = [];

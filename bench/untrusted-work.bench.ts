@@ -2,19 +2,20 @@ import http from 'node:http';
 import { heavyPdf } from '../test/helpers/heavy-pdf';
 import { benchServiceEnv, percentile, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 import { spawnService, waitFor, type ServiceProcess } from './service-process';
 import { healthy, upload, userToken } from './uploads.bench';
 import { timestampedDocument } from './long-term.bench';
 
 /** How long /healthz is sampled, idle and under load, and how often. */
-const IDLE_MS = 3_000;
-const LOADED_MS = 12_000;
+const IDLE_MS = sized(3_000, 500);
+const LOADED_MS = sized(12_000, 1_500);
 const PROBE_EVERY_MS = 20;
 /** Uploads in flight at once, each a PDF whose parsing takes pdf-lib about 3 s here. */
 const CONCURRENT_UPLOADS = 3;
-const HEAVY_OBJECTS = 100_000;
+const HEAVY_OBJECTS = sized(100_000, 5_000);
 /** The document verified while /healthz is probed: just under the 50 MB upload limit, ten signed revisions. */
-const VERIFIED_MB = 48;
+const VERIFIED_MB = sized(48, 2);
 const VERIFIED_SIGNATURES = 10;
 
 /**

@@ -6,18 +6,19 @@ import { newId } from '../src/platform/ids';
 import { SecretBox } from '../src/platform/crypto/secret-box';
 import { percentile, startBenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
+import { sized } from './mode';
 
 /** Events per run, spread over resources (a session's events go in order, sessions in parallel). */
-const EVENTS = 10_000;
-const RESOURCES = 1_000;
-const WARM_UP_EVENTS = 200;
+const EVENTS = sized(10_000, 100);
+const RESOURCES = sized(1_000, 10);
+const WARM_UP_EVENTS = sized(200, 10);
 /** Transactions committing events at once: the producer is not what is measured. */
 const PRODUCERS = 8;
 /** The service's deliver queue runs 8 jobs at once per process; the bare loop gets as many workers. */
 const BARE_WORKERS = 8;
 const RUN_LIMIT_MS = 180_000;
 /** The latency rows: events at a steady rate both machineries keep up with, so no backlog is measured. */
-const PACED_EVENTS = 500;
+const PACED_EVENTS = sized(500, 25);
 const PACED_RATE = 50;
 
 /** Waits until no job of the queue is waiting. */

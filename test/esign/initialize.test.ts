@@ -54,6 +54,7 @@ const SIGNER_KEYS = [
   'face_match',
   'full_name',
   'invite_url',
+  'language',
   'latitude',
   'location',
   'location_source',

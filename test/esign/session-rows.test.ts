@@ -53,6 +53,7 @@ describe('lean session rows', () => {
     expect(views.rows).toEqual(views.orm);
     expect(views.rows.session.folder).toBeNull();
     expect(views.rows.signers[0].email_verified_at).toBeNull();
+    expect(views.rows.signers[0].language).toBeNull();
   });
 
   it('a session with every optional column filled reads the same both ways', async () => {
@@ -104,7 +105,7 @@ describe('lean session rows', () => {
       `update esign_signers set email_verified_at = now() - interval '5 minutes', mobile_verified_at = now(),
          location = '{"source":"device","latitude":12.9701,"longitude":77.5902,"accuracy_m":12,"ip":null,"distance_m":25.5,"recorded_at":"2026-11-22T03:00:00.000Z"}'::jsonb,
          aadhaar_cert_details = '{"name":"Asha Rao","country":"IN","state":"Karnataka","pin_code":"560001","aadhaar":"XXXXXXXX1234","year_of_birth":"1990","gender":"F"}'::jsonb,
-         pfx_id = 'pfx_x', location_source = 'device'
+         pfx_id = 'pfx_x', location_source = 'device', language = 'hi'
        where session_id = ? and position = 0`,
       [session.client_id],
     );
@@ -112,7 +113,7 @@ describe('lean session rows', () => {
     expect(views.rows).toEqual(views.orm);
     expect(views.rows.session).toMatchObject({ folder: 'contracts/2026', template_id: 'tmpl_rows', template_version: 3 });
     expect(views.rows.session.created_at).toBeInstanceOf(Date);
-    expect(views.rows.signers[0]).toMatchObject({ mobile: '9876543210', radius: 500, pfx_id: 'pfx_x' });
+    expect(views.rows.signers[0]).toMatchObject({ mobile: '9876543210', radius: 500, pfx_id: 'pfx_x', language: 'hi' });
     expect(views.rows.signers[0].positions).toEqual({ '3': [{ x: 100, y: 200 }] });
     expect(views.rows.signers[0].email_verified_at).toBeInstanceOf(Date);
     expect(views.rows.signers[0].location).toMatchObject({ distance_m: 25.5 });

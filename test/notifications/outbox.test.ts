@@ -184,7 +184,7 @@ describe('notifications without providers: the outbox', () => {
       ],
     });
     expect(one.data!.notifications.items[0].mime).toContain('Content-Type: multipart/alternative');
-    expect(one.data!.notifications.items[0].html_body).toContain('<html>');
+    expect(one.data!.notifications.items[0].html_body).toContain('<html lang="en">');
 
     const foreign = await gql(app, owner.token, NotificationsDocument, { page: 1, size: 10, client_id: theirs.client_id });
     expect(foreign.errors?.[0].extensions?.code).toBe('not_found');

@@ -1,5 +1,6 @@
 import { Collection, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import type { RowRef } from '../../platform/db/row-ref';
+import type { Language } from '../../platform/i18n';
 import { newId } from '../../platform/ids';
 import { StoredFile } from '../files';
 import type { AadhaarCertDetails } from '../signing';
@@ -255,6 +256,10 @@ export class Signer {
 
   @Property({ type: 'string', length: 8, nullable: true })
   locationSource?: 'device' | 'ip';
+
+  /** The language the signer's messages are written in (platform/i18n's LANGUAGES); none set: English. */
+  @Property({ type: 'string', length: 8, nullable: true })
+  language?: Language;
 
   @Property({ type: 'boolean' })
   enforceGeofence!: boolean;

@@ -45,7 +45,7 @@ export { SessionOptionsArgs } from './api/session.resolver';
 export { EsignSessionType, toSessionView } from './api/session.types';
 export { ElementType } from './api/signer.types';
 export type { StoredElement } from './signers/signer-state';
-export { AUTH_MODES, checkLocation, LIMITS, SIGN_TYPES } from './session/validation';
+export { AUTH_MODES, checkLanguage, checkLocation, LIMITS, SIGN_TYPES } from './session/validation';
 export { planElements, type PlannedElementInput } from './elements/plan-element';
 export { assetOf, valueProblem } from './elements/values';
 export { kindOf } from './elements/registry';

@@ -7,6 +7,8 @@ export interface MailParts {
   subject: string;
   text: string;
   html: string;
+  /** The language it is written in (a BCP 47 tag): its Content-Language header. */
+  language?: string;
   /** Email one-time codes: also sent as the OTP-Token header, bound to this origin, so mail clients can fill it in. */
   otp?: { code: string; origin: string };
 }
@@ -27,7 +29,7 @@ export async function composeMime(parts: MailParts): Promise<string> {
       html: parts.html,
       otp,
       // RFC 3834: automatic replies must not answer this message.
-      headers: { 'Auto-Submitted': 'auto-generated' },
+      headers: { 'Auto-Submitted': 'auto-generated', ...(parts.language && { 'Content-Language': parts.language }) },
       // Only the strings given here go into the message: never a file or URL named by data.
       disableFileAccess: true,
       disableUrlAccess: true,

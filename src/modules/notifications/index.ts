@@ -15,8 +15,10 @@ export { listOwnNotifications } from './read-notifications';
 export {
   brandingOf,
   renderCompletion,
+  renderDeclineNotice,
   renderInvite,
   renderOneTimeCode,
+  renderReminder,
   type BrandingOverrides,
   type RenderedMessage,
 } from './render-messages';

@@ -1,4 +1,7 @@
 import { escapeHtml } from '../../platform/http/escape-html';
+import { FALLBACK_LANGUAGE, type Language } from '../../platform/i18n';
+import { SMALL, button, htmlDocument, link, p } from './message-html';
+import { wordingIn, type Wording } from './messages';
 
 /** What a session may say of its sender instead of the platform (the contract's `email_template`). */
 export interface BrandingOverrides {
@@ -16,8 +19,12 @@ export interface Branding {
   custom: boolean;
 }
 
-/** One message in every form a channel needs: email (subject, text, HTML) and SMS / WhatsApp (short). */
+/**
+ * One message in every form a channel needs: email (subject, text, HTML) and SMS / WhatsApp (short), all in
+ * `language` (the signer's, else English; a key its catalog lacks is English).
+ */
 export interface RenderedMessage {
+  language: Language;
   subject: string;
   text: string;
   html: string;
@@ -44,26 +51,44 @@ export interface InviteContent {
   expiresAt: Date;
 }
 
-export function renderInvite(brand: Branding, content: InviteContent): RenderedMessage {
-  const doc = `“${content.filename}”`;
-  const asks = content.requester ? `${content.requester} asks you to sign ${doc}.` : `You are asked to sign ${doc}.`;
-  const until = `The link works until ${formatUtc(content.expiresAt)}.`;
+/** The signer's turn has come: what to sign, who asks, the link and how long it works. */
+export function renderInvite(brand: Branding, content: InviteContent, language: Language = FALLBACK_LANGUAGE): RenderedMessage {
+  return inviteMessage(wordingIn(language), brand, content, 'invite');
+}
+
+/** A reminder is the invite again, and says so first (subject and short form). */
+export function renderReminder(brand: Branding, content: InviteContent, language: Language = FALLBACK_LANGUAGE): RenderedMessage {
+  return inviteMessage(wordingIn(language), brand, content, 'reminder');
+}
+
+function inviteMessage(w: Wording, brand: Branding, content: InviteContent, kind: 'invite' | 'reminder'): RenderedMessage {
+  const values = {
+    who: content.requester ? 'named' : 'none',
+    requester: content.requester ?? '',
+    filename: content.filename,
+    brand: brand.name,
+    url: content.inviteUrl,
+    expires: content.expiresAt,
+  };
+  const hello = { name: content.signerName };
+  const reason = content.reason ? { reason: content.reason } : undefined;
   return {
-    subject: content.requester ? `${content.requester} asks you to sign ${doc}` : `Please sign ${doc}`,
-    text: textOf(brand, [
-      `Hello ${content.signerName},`,
-      asks + (content.reason ? `\nReason: ${content.reason}` : ''),
-      `Open the document and sign it here:\n${content.inviteUrl}`,
-      `${until} It is yours alone: do not forward this message.`,
+    language: w.language,
+    subject: w.text(`${kind}.subject`, values),
+    text: textOf(w, brand, [
+      w.text('common.hello', hello),
+      w.text('invite.asks', values) + (reason ? `\n${w.text('invite.reason', reason)}` : ''),
+      w.text('invite.sign_here', values),
+      w.text('invite.until', values),
     ]),
-    html: htmlOf(brand, [
-      p(`Hello ${escapeHtml(content.signerName)},`),
-      p(escapeHtml(asks) + (content.reason ? `<br>Reason: ${escapeHtml(content.reason)}` : '')),
-      button(content.inviteUrl, 'Review and sign'),
-      p(`Or open this link: ${link(content.inviteUrl)}`),
-      p(`${escapeHtml(until)} It is yours alone: do not forward this message.`, 'color:#555;font-size:13px'),
+    html: htmlOf(w, brand, [
+      p(w.html('common.hello', hello)),
+      p(w.html('invite.asks', values) + (reason ? `<br>${w.html('invite.reason', reason)}` : '')),
+      button(content.inviteUrl, w.text('invite.button')),
+      p(w.html('common.open_link', {}, { url: link(content.inviteUrl) })),
+      p(w.html('invite.until', values), SMALL),
     ]),
-    short: `${content.requester ? '' : `${brand.name}: `}${asks} Sign here: ${content.inviteUrl} (until ${formatUtc(content.expiresAt)})`,
+    short: w.text(`${kind}.short`, values),
   };
 }
 
@@ -76,48 +101,59 @@ export interface CompletionContent {
   linksExpireAt?: Date;
 }
 
-export function renderCompletion(brand: Branding, content: CompletionContent): RenderedMessage {
-  const doc = `“${content.filename}”`;
+/** Everyone has signed: the signed PDFs' links, or who keeps the document when there are none. */
+export function renderCompletion(
+  brand: Branding,
+  content: CompletionContent,
+  language: Language = FALLBACK_LANGUAGE,
+): RenderedMessage {
+  const w = wordingIn(language);
   const downloads = content.downloads ?? [];
   const several = downloads.length > 1;
-  const done = several
-    ? `Everyone has signed ${doc} and the ${downloads.length - 1} other documents with it.`
-    : `Everyone has signed ${doc}.`;
-  const until = content.linksExpireAt
-    ? `The link${several ? 's work' : ' works'} until ${formatUtc(content.linksExpireAt)}.`
-    : '';
-  const keeps = 'The sender keeps the signed document; ask them for a copy.';
+  const values = { filename: content.filename, brand: brand.name, others: several ? downloads.length - 1 : 0 };
+  const hello = { name: content.signerName };
+  const until = content.linksExpireAt && { links: downloads.length, expires: content.linksExpireAt };
+  const untilText = until ? w.text('completion.until', until) : '';
+  const untilHtml = until ? w.html('completion.until', until) : '';
+  const urls = downloads.map((download) => download.url);
   return {
-    subject: `${doc} is signed`,
-    text: textOf(brand, [
-      `Hello ${content.signerName},`,
-      done,
+    language,
+    subject: w.text('completion.subject', values),
+    text: textOf(w, brand, [
+      w.text('common.hello', hello),
+      w.text('completion.done', values),
       downloads.length === 0
-        ? keeps
-        : several
-          ? `Download the signed documents:\n${downloads.map((download) => `${download.name}: ${download.url}`).join('\n')}\n${until}`
-          : `Download the signed document:\n${downloads[0]!.url}\n${until}`,
-    ]),
-    html: htmlOf(brand, [
-      p(`Hello ${escapeHtml(content.signerName)},`),
-      p(escapeHtml(done)),
-      ...(downloads.length === 0
-        ? [p(keeps)]
+        ? w.text('completion.keeps')
         : several
           ? [
-              ...downloads.map((download) => p(`${escapeHtml(download.name)}: ${link(download.url)}`)),
-              p(escapeHtml(until), 'color:#555;font-size:13px'),
+              w.text('completion.download_many'),
+              ...downloads.map((download) => w.text('completion.download_line', { name: download.name, url: download.url })),
+              untilText,
+            ].join('\n')
+          : `${w.text('completion.download_one', { url: urls[0]! })}\n${untilText}`,
+    ]),
+    html: htmlOf(w, brand, [
+      p(w.html('common.hello', hello)),
+      p(w.html('completion.done', values)),
+      ...(downloads.length === 0
+        ? [p(w.html('completion.keeps'))]
+        : several
+          ? [
+              ...downloads.map((download) =>
+                p(w.html('completion.download_line', { name: download.name }, { url: link(download.url) })),
+              ),
+              p(untilHtml, SMALL),
             ]
           : [
-              button(downloads[0]!.url, 'Download the signed PDF'),
-              p(`Or open this link: ${link(downloads[0]!.url)}`),
-              p(escapeHtml(until), 'color:#555;font-size:13px'),
+              button(urls[0]!, w.text('completion.button')),
+              p(w.html('common.open_link', {}, { url: link(urls[0]!) })),
+              p(untilHtml, SMALL),
             ]),
     ]),
     short:
       downloads.length === 0
-        ? `${brand.name}: ${done}`
-        : `${brand.name}: ${done} Download: ${downloads.map((download) => download.url).join(' ')}`,
+        ? w.text('completion.short', values)
+        : w.text('completion.short_download', { ...values, urls: urls.join(' ') }),
   };
 }
 
@@ -127,71 +163,88 @@ export interface OneTimeCodeContent {
   validMinutes: number;
 }
 
-export function renderOneTimeCode(brand: Branding, content: OneTimeCodeContent): RenderedMessage {
-  const line = `Your code is ${content.code}, valid ${content.validMinutes} minute${content.validMinutes === 1 ? '' : 's'}.`;
-  const why = `It confirms that it is you who signs “${content.filename}”. Nobody from ${brand.name} will ask you for it.`;
+/** A signer check's one-time code: the code, how long it is valid, and that nobody will ask for it. */
+export function renderOneTimeCode(
+  brand: Branding,
+  content: OneTimeCodeContent,
+  language: Language = FALLBACK_LANGUAGE,
+): RenderedMessage {
+  const w = wordingIn(language);
+  const values = { filename: content.filename, brand: brand.name, code: content.code, minutes: content.validMinutes };
+  const bold = `<strong style="font-size:22px;letter-spacing:3px">${escapeHtml(content.code)}</strong>`;
   return {
+    language,
     // The code stays out of the subject: subjects show on lock screens and in mail listings.
-    subject: `Your verification code for “${content.filename}”`,
-    text: textOf(brand, [line, why, 'If you did not ask for a code, ignore this message.']),
-    html: htmlOf(brand, [
-      p(
-        `Your code is <strong style="font-size:22px;letter-spacing:3px">${escapeHtml(content.code)}</strong>, valid ${content.validMinutes} minute${content.validMinutes === 1 ? '' : 's'}.`,
-      ),
-      p(escapeHtml(why)),
-      p('If you did not ask for a code, ignore this message.', 'color:#555;font-size:13px'),
+    subject: w.text('one_time_code.subject', values),
+    text: textOf(w, brand, [
+      w.text('one_time_code.code', values),
+      w.text('one_time_code.why', values),
+      w.text('one_time_code.ignore'),
     ]),
-    short: `${brand.name}: ${line}`,
+    html: htmlOf(w, brand, [
+      p(w.html('one_time_code.code', values, { code: bold })),
+      p(w.html('one_time_code.why', values)),
+      p(w.html('one_time_code.ignore'), SMALL),
+    ]),
+    short: w.text('one_time_code.short', values),
   };
 }
 
-/** `2026-11-22 14:05 UTC`: unambiguous for a reader in any time zone. */
-export function formatUtc(date: Date): string {
-  return `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+export interface DeclineNoticeContent {
+  signerName: string;
+  filename: string;
+  sessionId: string;
+  reason: string;
 }
 
-function footerLines(brand: Branding): string[] {
-  const lines = brand.custom
-    ? [brand.legalName ?? brand.name]
-    : [`Sent by ${brand.name}`, ...(brand.legalName ? [brand.legalName] : [])];
-  if (brand.supportEmail) lines.push(`Questions? Write to ${brand.supportEmail}`);
-  return lines;
+/**
+ * The owner's email when a signer declines (plain text). In English: the owner has no language of their own (the
+ * API speaks English); the catalogs carry it in every language for when they do.
+ */
+export function renderDeclineNotice(
+  content: DeclineNoticeContent,
+  language: Language = FALLBACK_LANGUAGE,
+): { language: Language; subject: string; text: string } {
+  const w = wordingIn(language);
+  const values = { signer: content.signerName, filename: content.filename, session: content.sessionId };
+  return {
+    language,
+    subject: w.text('decline_notice.subject', values),
+    text: [
+      w.text('decline_notice.declined', values),
+      w.text('decline_notice.reason', { reason: content.reason }),
+      w.text('decline_notice.ended'),
+    ].join('\n\n'),
+  };
 }
 
-function textOf(brand: Branding, paragraphs: string[]): string {
-  return `${paragraphs.join('\n\n')}\n\n-- \n${footerLines(brand).join('\n')}\n`;
+/** The footer's lines, as text and as HTML: who sent it (the company alone when it replaced the platform), whom to ask. */
+function footerOf(w: Wording, brand: Branding): { text: string[]; html: string[] } {
+  const text: string[] = [];
+  const html: string[] = [];
+  if (brand.custom) {
+    text.push(brand.legalName ?? brand.name);
+    html.push(escapeHtml(brand.legalName ?? brand.name));
+  } else {
+    text.push(w.text('common.sent_by', { brand: brand.name }));
+    html.push(w.html('common.sent_by', { brand: brand.name }));
+    if (brand.legalName) {
+      text.push(brand.legalName);
+      html.push(escapeHtml(brand.legalName));
+    }
+  }
+  if (brand.supportEmail) {
+    const email = escapeHtml(brand.supportEmail);
+    text.push(w.text('common.questions', { email: brand.supportEmail }));
+    html.push(w.html('common.questions', {}, { email: `<a href="mailto:${email}">${email}</a>` }));
+  }
+  return { text, html };
 }
 
-function htmlOf(brand: Branding, blocks: string[]): string {
-  const footer = footerLines(brand)
-    .map((line) =>
-      brand.supportEmail && line.endsWith(brand.supportEmail)
-        ? `${escapeHtml(line.slice(0, -brand.supportEmail.length))}<a href="mailto:${escapeHtml(brand.supportEmail)}">${escapeHtml(brand.supportEmail)}</a>`
-        : escapeHtml(line),
-    )
-    .join('<br>');
-  return [
-    '<!doctype html>',
-    '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
-    '<body style="margin:0;padding:24px;background:#f4f5f7;font-family:Arial,Helvetica,sans-serif;color:#1f2328">',
-    '<div style="max-width:560px;margin:0 auto;background:#fff;border-radius:8px;padding:24px">',
-    `<div style="font-size:18px;font-weight:bold;margin-bottom:16px">${escapeHtml(brand.name)}</div>`,
-    ...blocks,
-    `<hr style="border:0;border-top:1px solid #ddd;margin:24px 0 12px"><div style="color:#666;font-size:12px">${footer}</div>`,
-    '</div></body></html>',
-  ].join('\n');
+function textOf(w: Wording, brand: Branding, paragraphs: string[]): string {
+  return `${paragraphs.join('\n\n')}\n\n-- \n${footerOf(w, brand).text.join('\n')}\n`;
 }
 
-function p(html: string, style = ''): string {
-  return `<p style="margin:0 0 14px;line-height:1.5;${style}">${html}</p>`;
-}
-
-function button(url: string, label: string): string {
-  return p(
-    `<a href="${escapeHtml(url)}" style="display:inline-block;background:#1f6feb;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(label)}</a>`,
-  );
-}
-
-function link(url: string): string {
-  return `<a href="${escapeHtml(url)}">${escapeHtml(url)}</a>`;
+function htmlOf(w: Wording, brand: Branding, blocks: string[]): string {
+  return htmlDocument(w.language, brand.name, blocks, footerOf(w, brand).html);
 }

@@ -40,6 +40,7 @@ const DEFAULT_FIELDS = [
   'accept_virtual_sign',
   'verify_location',
   'location_source',
+  'language',
   'enforce_geofence',
   'latitude',
   'longitude',

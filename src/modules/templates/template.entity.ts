@@ -1,5 +1,6 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId } from '../../platform/ids';
+import type { Language } from '../../platform/i18n';
 import type { SignType, StoredElement } from '../esign';
 import { StoredFile } from '../files';
 import { User } from '../users';
@@ -16,6 +17,8 @@ export interface TemplateSignerBlueprint {
   accept_virtual_sign: boolean | null;
   verify_location: boolean | null;
   location_source: 'device' | 'ip' | null;
+  /** The signer's language (added later: absent in templates saved before it, read as null). */
+  language?: Language | null;
   enforce_geofence: boolean | null;
   latitude: number | null;
   longitude: number | null;

@@ -39,6 +39,12 @@ export class TemplateSignerType {
   @Field(() => String, { nullable: true })
   location_source!: string | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description: 'The signer’s language (added): `en`, `hi`, `bn`, `mr`, `te`, `ta`, `gu`, `kn` or `ml`.',
+  })
+  language!: string | null;
+
   @Field(() => Boolean, { nullable: true })
   enforce_geofence!: boolean | null;
 
@@ -119,6 +125,7 @@ function toTemplateSigner(blueprint: TemplateSignerBlueprint): TemplateSignerTyp
   return {
     ...blueprint,
     auth_mode: blueprint.auth_mode === null ? null : [blueprint.auth_mode],
+    language: blueprint.language ?? null,
     elements: blueprint.elements.map((e) => ({ ...e })),
   };
 }

@@ -62,6 +62,7 @@ export type SignerRecord = Pick<
   | 'acceptVirtualSign'
   | 'verifyLocation'
   | 'locationSource'
+  | 'language'
   | 'enforceGeofence'
   | 'latitude'
   | 'longitude'
@@ -86,7 +87,7 @@ const SESSION_COLUMNS = `id, user_id, sign_type, auth_mode, backend, file_id, cu
   signer_idx, stamp_page_count, stamp_document, status, cancel_reason, template_id, template_version, created_at`;
 
 const SIGNER_COLUMNS = `id, session_id, position, token_sealed, sign_type, auth_mode, max_retry, pfx_id, full_name, email,
-  country_code, mobile, verify_email, verify_mobile, reason, accept_virtual_sign, verify_location, location_source,
+  country_code, mobile, verify_email, verify_mobile, reason, accept_virtual_sign, verify_location, location_source, language,
   enforce_geofence, latitude, longitude, radius, elements, name_match, face_match, notification, aadhaar_cert_details,
   status, email_verified_at, mobile_verified_at, location, decline_reason, declined_at`;
 
@@ -169,6 +170,7 @@ function signerRecordOf(row: Row): SignerRecord {
     acceptVirtualSign: row.accept_virtual_sign,
     verifyLocation: row.verify_location,
     locationSource: optional(row.location_source),
+    language: optional(row.language),
     enforceGeofence: row.enforce_geofence,
     latitude: optional(row.latitude),
     longitude: optional(row.longitude),

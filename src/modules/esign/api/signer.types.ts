@@ -275,6 +275,13 @@ export class SignerType {
   @Field(() => String, { nullable: true })
   location_source!: string | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The language of the signer’s messages (added): `en`, `hi`, `bn`, `mr`, `te`, `ta`, `gu`, `kn` or `ml`; null: not set (English).',
+  })
+  language!: string | null;
+
   @Field()
   enforce_geofence!: boolean;
 
@@ -359,6 +366,7 @@ export function toSignerView(signer: SignerRecord, session: EsignSessionType, to
     aadhaar_cert_details: signer.aadhaarCertDetails ?? null,
     verify_location: signer.verifyLocation,
     location_source: signer.locationSource ?? null,
+    language: signer.language ?? null,
     enforce_geofence: signer.enforceGeofence,
     latitude: signer.latitude ?? null,
     longitude: signer.longitude ?? null,

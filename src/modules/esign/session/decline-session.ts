@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppServices } from '../../../platform/services';
 import { recordAudit, type RequestOrigin } from '../../audit';
-import { queueNotifications } from '../../notifications';
+import { queueNotifications, renderDeclineNotice } from '../../notifications';
 import { settleSessionStamps } from '../../stamps';
 import { User } from '../../users';
 import type { EsignSession, Signer } from '../esign-session.entity';
@@ -30,6 +30,8 @@ export async function recordDecline(
   await publishSignerChange(services, tx, session, signer);
   await recordSessionWebhook(services, tx, { id: session.id, userId: session.user.id }, 'esign.session.declined', signer.id);
   const owner = await tx.findOneOrFail(User, { id: session.user.id });
+  // To the owner, in English: owners have no language of their own (the catalogs hold it in every language).
+  const notice = renderDeclineNotice({ signerName: signer.fullName, filename: session.filename, sessionId: session.id, reason });
   await queueNotifications(services, tx, [
     {
       user: owner,
@@ -38,12 +40,8 @@ export async function recordDecline(
       kind: 'session_declined',
       channel: 'email',
       recipient: owner.email,
-      subject: `${signer.fullName} declined to sign ${session.filename}`,
-      textBody: [
-        `${signer.fullName} declined to sign "${session.filename}" (session ${session.id}).`,
-        `Their reason: ${reason}`,
-        'The session has ended: nobody can sign it any more, and its reserved stamps are back in your inventory.',
-      ].join('\n\n'),
+      subject: notice.subject,
+      textBody: notice.text,
     },
   ]);
 }

@@ -3,7 +3,7 @@ import { planStamp } from '../../stamps';
 import { normalizeBackend } from '../../signing';
 import type { SessionRequest, SignerInput } from './session.inputs';
 import { planContact } from '../signers/contact';
-import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLocation } from './validation';
+import { AUTH_MODES, LIMITS, SIGN_TYPES, checkLanguage, checkLocation } from './validation';
 import { planElements } from '../elements/plan-element';
 import { documentIndex, requestedDocuments } from './plan-documents';
 import { checkReferences, type SessionReferences } from './check-references';
@@ -33,6 +33,7 @@ function planSigner(
   if (verifyMobile && mobile === undefined) problems.missingField(`${field}.mobile`);
   const method = planSignMethod(problems, field, input, session);
   const reason = text(problems, `${field}.reason`, input.reason, 500);
+  const language = checkLanguage(problems, field, input.language);
 
   const verifyLocation = input.verify_location ?? false;
   const locationSource = checkLocation(problems, field, input);
@@ -58,6 +59,7 @@ function planSigner(
     acceptVirtualSign: input.accept_virtual_sign ?? false,
     verifyLocation,
     locationSource: verifyLocation ? (locationSource ?? 'device') : locationSource,
+    language,
     enforceGeofence,
     latitude: input.latitude ?? undefined,
     longitude: input.longitude ?? undefined,

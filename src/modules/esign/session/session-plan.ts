@@ -1,4 +1,5 @@
 import type { StoredFile } from '../../files';
+import type { Language } from '../../../platform/i18n';
 import type { EmailTemplateOverrides, SignType, SigningOrder } from '../esign-session.entity';
 import type { StampPlan } from '../../stamps';
 import type { DscRule, FaceMatchState, NameMatchState, NotificationFlags, StoredElement } from '../signers/signer-state';
@@ -19,6 +20,8 @@ export interface SignerPlan {
   acceptVirtualSign: boolean;
   verifyLocation: boolean;
   locationSource?: 'device' | 'ip';
+  /** The language of the signer's messages; none: English. */
+  language?: Language;
   enforceGeofence: boolean;
   latitude?: number;
   longitude?: number;

@@ -188,6 +188,13 @@ export class SignerLayoutInput {
   @Field(() => String, { nullable: true })
   reason?: string | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The language of the signer’s messages (added): `en`, `hi`, `bn`, `mr`, `te`, `ta`, `gu`, `kn` or `ml` (BCP 47); not set: English.',
+  })
+  language?: string | null;
+
   @Field(() => String, { nullable: true, description: 'Overrides the session `sign_type` for this signer (`dsc` added).' })
   sign_type?: string | null;
 

@@ -1,3 +1,4 @@
+import { LANGUAGES, type Language } from '../../../platform/i18n';
 import { isAbsent, oneOf, type Problems } from '../../../platform/validation/problems';
 import { ELEMENTS_PER_SIGNER } from '../elements/plan-element';
 import type { SignType } from '../esign-session.entity';
@@ -47,4 +48,13 @@ export function checkLocation(problems: Problems, field: string, input: Location
     problems.invalidField(`${field}.radius`, `must be ${LIMITS.radiusMetres.min} to ${LIMITS.radiusMetres.max} metres`);
   }
   return locationSource;
+}
+
+/**
+ * A signer's `language`: one of the documented BCP 47 tags (platform/i18n's LANGUAGES), any case; absent or blank:
+ * not set (English messages). Anything else is `400 bad_request` naming the field.
+ */
+export function checkLanguage(problems: Problems, field: string, value: string | null | undefined): Language | undefined {
+  if (isAbsent(value)) return undefined;
+  return oneOf(problems, `${field}.language`, typeof value === 'string' ? value.trim().toLowerCase() : value, LANGUAGES);
 }

@@ -4,6 +4,7 @@ import { signedName } from '../file-names';
 import { type EsignDocument, type EsignSession, Signer } from '../esign-session.entity';
 import { signerInviteUrl } from './signer-token';
 import { StoredFile } from '../../files';
+import { languageOrFallback } from '../../../platform/i18n';
 import {
   brandingOf,
   composeMime,
@@ -11,6 +12,7 @@ import {
   renderCompletion,
   renderInvite,
   renderOneTimeCode,
+  renderReminder,
   type NotificationChannel,
   type NotificationDraft,
   type NotificationKind,
@@ -77,15 +79,14 @@ async function draftFor(
       subject: message.subject,
       text: message.text,
       html: message.html,
+      language: message.language,
       otp: extra.otp,
     }),
   };
 }
 
-/** A reminder is the invite again, and says so first. */
-function reminderOf(message: RenderedMessage): RenderedMessage {
-  return { ...message, subject: `Reminder: ${message.subject}`, short: `Reminder: ${message.short}` };
-}
+/** The language a signer's messages are written in: theirs, else English. */
+const languageOf = (signer: Signer) => languageOrFallback(signer.language);
 
 /**
  * The signer's turn has come: queues their invite (when `notification.invite` is set) in `tx` and marks
@@ -122,25 +123,24 @@ async function inviteDrafts(
 ): Promise<NotificationDraft[]> {
   // An owner who resends by hand asks for it: the signer's `invite` flag is about the automatic one.
   if (!signer.notification.invite && !options.byHand) return [];
-  const message = renderInvite(brandOf(services, session), {
-    signerName: signer.fullName,
-    filename: session.filename,
-    requester: session.sender ?? session.emailTemplateOverrides?.company_name ?? undefined,
-    reason: signer.reason,
-    inviteUrl: signerInviteUrl(services.config, signer),
-    expiresAt: session.expiresAt,
-  });
+  // A reminder is the invite again, and says so first.
+  const message = (options.reminder ? renderReminder : renderInvite)(
+    brandOf(services, session),
+    {
+      signerName: signer.fullName,
+      filename: session.filename,
+      requester: session.sender ?? session.emailTemplateOverrides?.company_name ?? undefined,
+      reason: signer.reason,
+      inviteUrl: signerInviteUrl(services.config, signer),
+      expiresAt: session.expiresAt,
+    },
+    languageOf(signer),
+  );
   const drafts = await Promise.all(
     addressesOf(signer).map((address) =>
-      draftFor(
-        services,
-        session,
-        signer,
-        options.reminder ? 'reminder' : 'invite',
-        address,
-        options.reminder ? reminderOf(message) : message,
-        { notBefore: options.notBefore },
-      ),
+      draftFor(services, session, signer, options.reminder ? 'reminder' : 'invite', address, message, {
+        notBefore: options.notBefore,
+      }),
     ),
   );
   if (drafts.length > 0 && !options.reminder) signer.invitedAt = new Date();
@@ -177,12 +177,16 @@ export async function queueCompletion(
     : undefined;
   const drafts: NotificationDraft[] = [];
   for (const signer of signers.filter((s) => s.notification.completion)) {
-    const message = renderCompletion(brand, {
-      signerName: signer.fullName,
-      filename: session.filename,
-      downloads,
-      linksExpireAt: downloads && new Date(Date.now() + ttl * 1000),
-    });
+    const message = renderCompletion(
+      brand,
+      {
+        signerName: signer.fullName,
+        filename: session.filename,
+        downloads,
+        linksExpireAt: downloads && new Date(Date.now() + ttl * 1000),
+      },
+      languageOf(signer),
+    );
     for (const address of addressesOf(signer)) {
       drafts.push(await draftFor(services, session, signer, 'completion', address, message));
     }
@@ -204,11 +208,15 @@ export async function queueOneTimeCode(
   const { session, signer } = input;
   const addresses = codeAddressesOf(signer, input.channel);
   if (addresses.length === 0) throw new Error(`signer ${signer.id} has no ${input.channel} to send a code to`);
-  const message = renderOneTimeCode(brandOf(services, session), {
-    filename: session.filename,
-    code: input.code,
-    validMinutes: Math.max(1, Math.round((input.expiresAt.getTime() - Date.now()) / 60_000)),
-  });
+  const message = renderOneTimeCode(
+    brandOf(services, session),
+    {
+      filename: session.filename,
+      code: input.code,
+      validMinutes: Math.max(1, Math.round((input.expiresAt.getTime() - Date.now()) / 60_000)),
+    },
+    languageOf(signer),
+  );
   const kind: NotificationKind = input.channel === 'email' ? 'email_otp' : 'mobile_otp';
   const origin = new URL(services.config.publicUrl).origin;
   const drafts = await Promise.all(

@@ -35,6 +35,7 @@ import { Migration20261127094516_EmbedOrigins } from './Migration20261127094516_
 import { Migration20261127100525_DirectLinks } from './Migration20261127100525_DirectLinks';
 import { Migration20261127121809_EspHealth } from './Migration20261127121809_EspHealth';
 import { Migration20261201183608_DscSigning } from './Migration20261201183608_DscSigning';
+import { Migration20261201191113_SignerLanguage } from './Migration20261201191113_SignerLanguage';
 
 /** Applied in this order; a new migration file is added here by hand (see docs/development.md). */
 export const migrationsList: MigrationObject[] = [
@@ -74,4 +75,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127100525_DirectLinks', class: Migration20261127100525_DirectLinks },
   { name: 'Migration20261127121809_EspHealth', class: Migration20261127121809_EspHealth },
   { name: 'Migration20261201183608_DscSigning', class: Migration20261201183608_DscSigning },
+  { name: 'Migration20261201191113_SignerLanguage', class: Migration20261201191113_SignerLanguage },
 ];
