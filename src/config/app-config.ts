@@ -7,6 +7,8 @@ export interface AppConfig {
   host: string;
   publicUrl: string;
   databaseUrl: string | undefined;
+  /** DATABASE_LISTEN_URL: where the event bus LISTENs; unset, DATABASE_URL (or the embedded database). */
+  databaseListenUrl?: string;
   dataDir: string;
   logLevel: Env['LOG_LEVEL'];
   storage:

@@ -8,6 +8,7 @@ export function describeConfig(config: AppConfig): Record<string, unknown> {
   return {
     ...config,
     databaseUrl: config.databaseUrl ? maskUserinfo(config.databaseUrl) : 'embedded',
+    databaseListenUrl: maskUserinfo(config.databaseListenUrl),
     stamps: { ...config.stamps, feePerStampPaise: config.stamps.feePerStampPaise.toString() },
     platformSigningPfx: config.platformSigningPfx ? { path: config.platformSigningPfx.path, password: '***' } : undefined,
     esps: Object.fromEntries(

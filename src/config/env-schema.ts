@@ -24,6 +24,11 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  /**
+   * The event bus's one LISTEN connection (src/platform/events): straight to PostgreSQL when DATABASE_URL goes
+   * through a transaction-mode pooler such as PgBouncer, where LISTEN never hears a notification. Default DATABASE_URL.
+   */
+  DATABASE_LISTEN_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),

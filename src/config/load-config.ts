@@ -21,6 +21,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
     problems.push('S3_BUCKET: required when STORAGE_DRIVER=s3');
   }
+  if (env.DATABASE_LISTEN_URL && !env.DATABASE_URL) {
+    problems.push('DATABASE_LISTEN_URL: needs DATABASE_URL (with the embedded database the event bus listens there)');
+  }
   if (env.APP_ENV === 'production') problems.push(...productionProblems(env, source));
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   const esps = espBackends(source, env, publicUrl, problems);
@@ -86,6 +89,7 @@ function appConfigOf(
     host: env.HOST,
     publicUrl,
     databaseUrl: env.DATABASE_URL,
+    databaseListenUrl: env.DATABASE_LISTEN_URL,
     dataDir,
     logLevel: env.LOG_LEVEL,
     storage: storageOf(env, dataDir),

@@ -63,7 +63,8 @@ export async function startServices(
   const orm = await openOrm(database.url, { entities: composition.entities, poolMax: config.dbPoolMax, log });
   const boss = new PgBoss({ connectionString: database.url, schema: 'pgboss', max: 4, application_name: 'esign-queue' });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'pg-boss error'));
-  const events = new EventBus(database.url, log);
+  // LISTEN needs a session of its own: DATABASE_LISTEN_URL sends it past a transaction-mode pooler (docs/scaling.md).
+  const events = new EventBus(config.databaseListenUrl ?? database.url, log);
   try {
     await boss.start();
     await createQueues(boss, jobs);

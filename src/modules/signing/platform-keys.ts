@@ -22,7 +22,11 @@ export async function platformKey(
   if (stored) return JSON.parse(box(services).openText(stored.sealed)) as SigningIdentity;
   const identity = generate();
   try {
-    await em.fork().persistAndFlush(em.create(PlatformKey, { name, sealed: box(services).seal(JSON.stringify(identity)) }));
+    // Made on the fork that writes it: `em.create` would also schedule the row on the caller's entity manager (MikroORM's
+    // persistOnCreate), whose own flush then inserted it again and failed the caller's transaction for the loser of a
+    // concurrent first generation (test/scale: the first signatures on three processes answered 409).
+    const fork = em.fork();
+    await fork.persistAndFlush(fork.create(PlatformKey, { name, sealed: box(services).seal(JSON.stringify(identity)) }));
     return identity;
   } catch (error) {
     if (!(error instanceof UniqueConstraintViolationException)) throw error;

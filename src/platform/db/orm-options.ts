@@ -20,6 +20,10 @@ export function createOrmOptions(
     extensions: [Migrator],
     pool: { min: 0, max: poolMax },
     forceUtcTimezone: true,
+    // Whoever opens the ORM has made the database (embedded: bootstrap; tests; create-migration). MikroORM's own check
+    // looks the URL's database name up in pg_database and, not finding it, connects to `postgres` to create it: behind
+    // PgBouncer the URL names a PgBouncer database, which need not be PostgreSQL's name, and start-up failed there.
+    ensureDatabase: false,
     allowGlobalContext: false,
     debug: false,
     colors: false,

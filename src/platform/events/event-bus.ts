@@ -26,6 +26,11 @@ function eventTargetWithoutListenerLimit(): EventTarget {
  * Events between every process of the service. Publishing is `pg_notify` on the publisher's own
  * transaction, so an event is delivered only if, and when, the change it announces commits; every
  * process LISTENs on one connection and hands what arrives to its local subscribers (graphql-ws).
+ *
+ * That connection must be a session of its own: `databaseUrl` is DATABASE_LISTEN_URL when set (a direct
+ * PostgreSQL URL past a transaction-mode PgBouncer, which would hand the LISTEN's server connection to other
+ * clients between statements, so that no notification ever arrives). Publishing needs no session: `pg_notify`
+ * runs in the publisher's transaction on the pool, whatever pool it is (docs/scaling.md).
  */
 export class EventBus {
   private readonly target = eventTargetWithoutListenerLimit();
