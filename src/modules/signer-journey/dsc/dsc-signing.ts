@@ -257,8 +257,15 @@ export async function completeDscSigning(
 /** The signer may sign now with a DSC: a `dsc` signer, whose turn it is, with every check passed and field filled. */
 function assertMayStart(signer: Signer): void {
   if (signer.signType !== 'dsc') throw new AppError('conflict', { message: `this signer signs with ${signer.signType}` });
-  if (!isSignersTurn(signer.session, signer))
-    throw new AppError('conflict', { message: `the signer is ${signer.status} and the session ${signer.session.status}` });
+  if (!isSignersTurn(signer.session, signer)) {
+    const message =
+      signer.session.status !== 'pending'
+        ? `the session is ${signer.session.status}`
+        : signer.status !== 'pending'
+          ? `this signer is ${signer.status}`
+          : 'it is not this signer’s turn yet';
+    throw new AppError('conflict', { message });
+  }
   assertChecksPassed(signer);
   assertFieldsComplete(signer);
 }
