@@ -175,22 +175,14 @@ async function chainOf(
   return null;
 }
 
-/** keyUsage (2.5.29.15) bit 1, nonRepudiation (contentCommitment); read with forge's DER parser (any key type). */
+/**
+ * keyUsage nonRepudiation (contentCommitment), as forge reads it (certificates.ts reads extensions the same way);
+ * only called once the key is known to be RSA, the only kind forge's certificate reader takes.
+ */
 function hasNonRepudiation(der: Buffer): boolean {
-  const certificate = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')));
-  const tbs = (certificate.value as forge.asn1.Asn1[])[0]!.value as forge.asn1.Asn1[];
-  const extensions = tbs.find((field) => field.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && field.type === 3);
-  for (const extension of ((extensions?.value as forge.asn1.Asn1[] | undefined)?.[0]?.value as forge.asn1.Asn1[]) ?? []) {
-    const parts = extension.value as forge.asn1.Asn1[];
-    if (forge.asn1.derToOid(parts[0]!.value as string) !== '2.5.29.15') continue;
-    const bits = forge.asn1.fromDer(forge.util.createBuffer(parts[parts.length - 1]!.value as string));
-    // forge keeps a BIT STRING's raw contents aside when they also parse as ASN.1.
-    const contents = (bits as { bitStringContents?: string }).bitStringContents ?? bits.value;
-    const bytes = Buffer.from(typeof contents === 'string' ? contents : '', 'binary');
-    // BIT STRING contents: the unused-bits count, then the bits, most significant first (bit 1 is 0x40).
-    return bytes.length > 1 && (bytes[1]! & 0x40) !== 0;
-  }
-  return false;
+  const certificate = forge.pki.certificateFromAsn1(forge.asn1.fromDer(der.toString('binary')));
+  const usage = certificate.getExtension('keyUsage') as { nonRepudiation?: boolean } | null;
+  return usage?.nonRepudiation === true;
 }
 
 function ruleRefusal(certificate: X509Certificate, rule: DscCertificateRule | null): string | null {
