@@ -34,7 +34,8 @@ export type AuditEventKind =
   | 'esp_batch_held'
   | 'esp_batches_voided'
   | 'dsc_started'
-  | 'dsc_refused';
+  | 'dsc_refused'
+  | 'language_chosen';
 
 /**
  * One step of a session's life, who took it from where: the evidence an owner keeps with the document.

@@ -10,6 +10,7 @@ import type { AppServices } from '../../platform/services';
 import { requestOrigin } from '../audit';
 import { signerByToken } from '../esign/signer-side';
 import { startAadhaarEsign } from './aadhaar/aadhaar-signing';
+import { chooseSignerLanguage } from './choose-language';
 import { declineAsSigner } from './decline';
 import { completeDscSigning, startDscSigning } from './dsc/dsc-signing';
 import { FIELD_IMAGE_MAX_BYTES, fillFields, fillImageField } from './fill-fields';
@@ -80,6 +81,15 @@ function readRoutes(services: AppServices, router: express.Router, handle: Handl
     '/session',
     handle(async (req, res, em, token) => {
       sendSuccess(res, await signerView(em, await signerByToken(em, token)));
+    }),
+  );
+  // The language the signer reads in, kept on the signer (the page's switch, or its host's set-language).
+  router.post(
+    '/language',
+    express.json({ limit: '1kb' }),
+    handle(async (req, res, em, token) => {
+      await chooseSignerLanguage(em, token, bodyOf(req), requestOrigin(req));
+      sendSuccess(res, await signerView(em.fork(), await signerByToken(em.fork(), token)));
     }),
   );
   router.get(

@@ -81,6 +81,8 @@ export async function signerView(em: EntityManager, signer: Signer) {
       signer_id: signer.id,
       full_name: signer.fullName,
       sign_type: signer.signType,
+      // The language the signer reads in (the sender's choice, or the signer's own on the page); null: not set.
+      language: signer.language ?? null,
       reason: signer.reason ?? null,
       status: signer.status,
       decline_reason: signer.declineReason ?? null,

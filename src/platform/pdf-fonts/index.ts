@@ -1,1 +1,1 @@
-export { printable, ScriptText, type TextRun, type Weight } from './script-text';
+export { fontsDir, printable, ScriptText, type TextRun, type Weight } from './script-text';

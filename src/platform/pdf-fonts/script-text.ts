@@ -36,8 +36,11 @@ function scriptOf(char: string): Script | null {
   return SCRIPTS.find((script) => code >= script.from && code <= script.to)?.name ?? null;
 }
 
-/** The fonts, read from the source tree (tsc does not copy them into dist/). */
-const fontsDir = () => path.join(packageRoot(__dirname), 'src', 'platform', 'pdf-fonts', 'noto');
+/**
+ * The fonts, read from the source tree (tsc does not copy them into dist/). The signing page serves the same files as
+ * web fonts, so a signer's page and the PDFs draw each script with one font.
+ */
+export const fontsDir = () => path.join(packageRoot(__dirname), 'src', 'platform', 'pdf-fonts', 'noto');
 
 /** Each thread reads a font file once. */
 const fontBytes = new Map<string, Buffer>();

@@ -7,6 +7,9 @@ import type { AppServices } from '../../../platform/services';
 import { AppError } from '../../../platform/errors';
 import { signerByToken } from '../../esign/signer-side';
 import { embedOriginsOf } from '../../users';
+import { fontsDir } from '../../../platform/pdf-fonts';
+import { LANGUAGES, isLanguage, type Language } from '../../../platform/i18n';
+import { PAGE_CATALOG_JSON, pageMessage, shellLanguageOf } from './page-languages';
 
 export const SIGNER_PAGE_PATH = '/sign';
 /**
@@ -66,6 +69,27 @@ const PDFJS_VERSION = (JSON.parse(readFileSync(path.join(PDFJS_DIR, 'package.jso
 const PDFJS_PATH = `${SIGNER_ASSETS}/pdfjs-${PDFJS_VERSION}`;
 const PDFJS_BASE = `${PDFJS_PATH}/`;
 const PDFJS_BUILDS = new Set(['pdf.min.mjs', 'pdf.worker.min.mjs']);
+/** intl-messageformat's single-file ES module build, the version the service formats its own messages with. */
+const INTL_MESSAGEFORMAT = path.join(
+  path.dirname(require.resolve('intl-messageformat')),
+  'intl-messageformat.iife.js',
+);
+/** The Noto Sans faces fonts.css names: one per script and weight. */
+const WEB_FONTS = /^NotoSans[A-Za-z]+-(Regular|Bold)\.ttf$/;
+
+/** A shell (the page, the return page) in each language: `{{t:key}}` from the page's catalog, `{{lang}}` its tag. */
+function shellsOf(template: string): Map<Language, string> {
+  return new Map(
+    LANGUAGES.map((language) => [
+      language,
+      template
+        .replaceAll('{{lang}}', language)
+        .replace(/\{\{t:([a-z_.]+)\}\}/g, (_all, key: string) =>
+          escapeHtml(pageMessage(language, key, { platform: PLATFORM_NAME })),
+        ),
+    ]),
+  );
+}
 
 /**
  * `frameAncestors`: the origins the session's owner lets frame its signing pages (docs/embedding.md); none: no site
@@ -107,14 +131,19 @@ export function createSignerPage(services: AppServices): express.Router {
       .replaceAll('{{dscBridgeUrl}}', escapeHtml(services.config.dsc.bridgeUrl))
       .replaceAll('{{dscDownloadUrl}}', escapeHtml(services.config.dsc.downloadUrl))
       .replaceAll('{{dscHelpUrl}}', escapeHtml(services.config.dsc.helpUrl));
-  const shell = fill('sign.html');
+  const shells = shellsOf(fill('sign.html'));
   const embedScript = readFileSync(path.join(PAGE_DIR, 'embed.js'), 'utf8');
-  const returnShell = fill('sign-return.html');
+  const returnShells = shellsOf(fill('sign-return.html'));
+  // The shell speaks the browser's language; the page then speaks the signer's (their own, the sender's choice).
+  const shellFor = (shellsByLanguage: Map<Language, string>, req: express.Request, res: Response) => {
+    res.setHeader('Vary', 'Accept-Language');
+    return shellsByLanguage.get(shellLanguageOf(req.headers['accept-language']))!;
+  };
 
   // Before `/sign/:token`, which would take "return" for a token.
-  router.get(SIGNER_RETURN_PATH, (_req, res) => {
+  router.get(SIGNER_RETURN_PATH, (req, res) => {
     pageHeaders(res, csp);
-    res.type('html').send(returnShell);
+    res.type('html').send(shellFor(returnShells, req, res));
   });
   // Some ESPs send the browser back with a form POST (`txnref` in the body): the same page, by GET.
   router.post(SIGNER_RETURN_PATH, (req, res) => {
@@ -125,7 +154,7 @@ export function createSignerPage(services: AppServices): express.Router {
     try {
       const { frameAncestors, signType } = await pageOptionsOf(services, req.params.token);
       pageHeaders(res, signType === 'dsc' ? withDscBridge(csp, services.config.dsc.bridgeUrl) : csp, frameAncestors);
-      res.type('html').send(shell);
+      res.type('html').send(shellFor(shells, req, res));
     } catch (error) {
       next(error);
     }
@@ -149,12 +178,39 @@ export function createSignerPage(services: AppServices): express.Router {
   router.use(PDFJS_PATH, (req, res, next) => (PDFJS_BUILDS.has(req.path.slice(1)) ? pdfjsBuilds(req, res, next) : next()));
   router.use(`${PDFJS_PATH}/standard_fonts`, express.static(path.join(PDFJS_DIR, 'standard_fonts'), forever));
   router.use(`${PDFJS_PATH}/cmaps`, express.static(path.join(PDFJS_DIR, 'cmaps'), forever));
+  pageLanguageAssets(router);
   // The page's own files change with deployments: browsers revalidate them every time (ETag).
   router.use(
     SIGNER_ASSETS,
     express.static(ASSETS_DIR, { index: false, etag: true, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }),
   );
   return router;
+}
+
+/**
+ * What the page needs to speak the signer's language: each language's catalog, intl-messageformat to format it, and
+ * the scripts' web fonts. All change with deployments only: revalidated every time (ETag), as the page's own files.
+ */
+function pageLanguageAssets(router: express.Router): void {
+  const revalidate = {
+    index: false as const,
+    etag: true,
+    setHeaders: (res: Response) => res.setHeader('Cache-Control', 'no-cache'),
+  };
+  router.get(`${SIGNER_ASSETS}/i18n/:file`, (req, res, next) => {
+    const language = /^([a-z]{2,3})\.json$/.exec(req.params.file)?.[1];
+    if (!isLanguage(language)) return next();
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('json').send(PAGE_CATALOG_JSON.get(language));
+  });
+  router.get(`${SIGNER_ASSETS}/vendor/intl-messageformat.js`, (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res
+      .type('text/javascript')
+      .sendFile(INTL_MESSAGEFORMAT, { etag: true, cacheControl: false }, (error) => error && next(error));
+  });
+  const fonts = express.static(fontsDir(), revalidate);
+  router.use(`${SIGNER_ASSETS}/fonts`, (req, res, next) => (WEB_FONTS.test(req.path.slice(1)) ? fonts(req, res, next) : next()));
 }
 
 /**

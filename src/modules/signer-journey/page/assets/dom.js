@@ -1,6 +1,8 @@
 // Small DOM helpers: elements are built with textContent only (never innerHTML), so nothing the API
 // returns can become markup.
 
+import { currentLocale } from './i18n.js';
+
 /**
  * h('p', { class: 'hint', id: 'x' }, 'text', child) -> element. Props: class, text, on (events),
  * dataset, boolean attributes as true/false, everything else as attributes.
@@ -133,20 +135,21 @@ export async function busy(button, busyLabel, run) {
 }
 
 /**
- * Times are shown in Indian Standard Time and say so ("26 Nov 2026, 3:30 pm IST"), whatever the device's zone: the
- * service signs Indian documents, its invitations, ESPs and stamp papers all speak IST, and a time without a zone
- * is ambiguous for a signer abroad.
+ * Times are shown in Indian Standard Time and say so ("26 Nov 2026, 3:30 pm IST"), whatever the device's zone, in the
+ * signer's language (its month names and day periods): the service signs Indian documents, its invitations, ESPs and
+ * stamp papers all speak IST, and a time without a zone is ambiguous for a signer abroad.
  */
 const IST = 'Asia/Kolkata';
 
 export function formatDateTime(value) {
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return '';
-  return `${date.toLocaleString('en-IN', { dateStyle: 'medium', timeStyle: 'short', timeZone: IST })} IST`;
+  const options = { day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit' };
+  return date.toLocaleString(currentLocale(), { ...options, timeZone: IST, timeZoneName: 'short' });
 }
 
 export function formatTime(value) {
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return '';
-  return `${date.toLocaleTimeString('en-IN', { hour: '2-digit', minute: '2-digit', timeZone: IST })} IST`;
+  return date.toLocaleTimeString(currentLocale(), { hour: 'numeric', minute: '2-digit', timeZone: IST, timeZoneName: 'short' });
 }

@@ -12,6 +12,7 @@ export const embedded = window.parent !== window;
 let origins = [];
 let last = null;
 let onCommand = () => undefined;
+let onLanguage = async () => false;
 
 /** Sends one event to the host, at whichever allowed origin it is (the browser delivers only to the matching one). */
 export function emit(event, data = {}) {
@@ -38,9 +39,14 @@ export function observe(view) {
   last = now;
 }
 
-/** The host's commands: `hide-header` (true or false), `set-language` (`en`: the page's only language today). */
+/** The host's commands: `hide-header` (true or false), `set-language` (a language tag the page speaks). */
 export function listenForCommands(handler) {
   onCommand = handler;
+}
+
+/** `set-language`: `handler(tag)` switches the page and answers false for a language it does not speak. */
+export function listenForLanguage(handler) {
+  onLanguage = handler;
 }
 
 window.addEventListener('message', (event) => {
@@ -52,12 +58,15 @@ window.addEventListener('message', (event) => {
     return;
   }
   if (message.command === 'set-language') {
-    if (message.value === 'en') document.documentElement.lang = 'en';
-    else
-      emit('error', {
-        code: 'unsupported_language',
-        message: `The page speaks en only; ${String(message.value)} is not available.`,
-      });
+    const language = typeof message.value === 'string' ? message.value.trim().toLowerCase() : '';
+    onLanguage(language).then((switched) => {
+      if (switched) emit('language', { language });
+      else
+        emit('error', {
+          code: 'unsupported_language',
+          message: `The page does not speak ${String(message.value)}; it speaks en, hi, bn, mr, te, ta, gu, kn and ml.`,
+        });
+    });
     return;
   }
   if (!onCommand(message)) emit('error', { code: 'unknown_command', message: `Unknown command ${message.command}.` });

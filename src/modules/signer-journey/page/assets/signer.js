@@ -22,7 +22,9 @@ import {
 } from './steps.js';
 import { closedMessage, finishedMessage } from './ended.js';
 import { summaryOf, zoomControls } from './summary.js';
-import { embedded, emit, observe } from './embedded.js';
+import { embedded, emit, listenForLanguage, observe } from './embedded.js';
+import { currentLanguage, preferredLanguage, useLanguage } from './i18n.js';
+import { renderLanguageSwitch, switchLanguage } from './language-switch.js';
 
 const screen = document.getElementById('screen');
 
@@ -302,6 +304,27 @@ function safeUrl(text) {
   }
 }
 
+/**
+ * The language the page speaks is settled once the session is read: the signer's own (the sender's choice, or theirs
+ * from an earlier visit), else the browser's, else English. A switch on this visit settles it again.
+ */
+let languageSettled = false;
+
+async function settleLanguage(view) {
+  if (languageSettled) return;
+  languageSettled = true;
+  const wanted = preferredLanguage(view.signer.language);
+  if (wanted !== currentLanguage()) await useLanguage(wanted).catch(() => undefined);
+  renderLanguageSwitch(redraw);
+}
+
+/** Draws the whole screen again (a new language): the layout is rebuilt from a fresh read of the session. */
+async function redraw() {
+  leaveCurrentStep();
+  layout = null;
+  await load();
+}
+
 /** Reads the session and shows the screen for it. The first load focuses the title, later ones the new step. */
 async function load({ message, view: known } = {}) {
   let view = known;
@@ -312,6 +335,7 @@ async function load({ message, view: known } = {}) {
     else showLoadProblem(error);
     return;
   }
+  await settleLanguage(view);
   const first = !layout;
   observe(view);
   applyBranding(view.session);
@@ -335,6 +359,11 @@ async function load({ message, view: known } = {}) {
   backFromEsp = false;
   if (message) announce(message, { assertive: true });
 }
+
+// The shell's language (the browser's, as the service read Accept-Language) until the session says the signer's.
+await useLanguage(document.documentElement.lang || 'en').catch(() => useLanguage('en'));
+// The host of an embedded page may set the language (docs/embedding.md): as the signer's own switch.
+listenForLanguage((language) => switchLanguage(language, redraw));
 
 if (tokenFromPath()) {
   // pdf.js loads while the session is read.
