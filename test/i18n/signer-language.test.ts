@@ -140,32 +140,62 @@ describe('the signer’s language', () => {
     expect(await start([asha, ravi])).toEqual([null, null]);
   });
 
-  it('reaches the sessions of a bulk send from the template', async () => {
+  it('reaches the sessions of a bulk send: the template’s, else each row’s own (JSON and CSV), an unknown one failing its row', async () => {
     const saved = await rest<any>(app, 'POST', '/templates/save', {
       token: owner.token,
       json: { name: 'Loan', file_id: fileId, signers: [{ reason: 'Borrower', language: 'mr', elements: [signatureAt()] }] },
     });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const template = saved.body.data.client_id;
+    /** Each row's signer language (by position), or its failure's field once the bulk has run. */
+    const outcome = async (bulkId: string, rowCount: number) => {
+      let items: any[] = [];
+      await until(
+        async () => {
+          const rows = await rest<any>(app, 'GET', '/esign/bulk-rows', { token: owner.token, query: { client_id: bulkId } });
+          items = rows.body.data?.items ?? [];
+          return items.length === rowCount && items.every((row) => row.status !== 'queued');
+        },
+        'the bulk’s rows',
+        { timeoutMs: 60_000 },
+      );
+      return Promise.all(
+        items.map(async (row) =>
+          row.session_id ? (await details(row.session_id)).signers[0].language : row.error.errors[0].field,
+        ),
+      );
+    };
     const sent = await rest<any>(app, 'POST', '/esign/bulk-send', {
       token: owner.token,
       json: {
-        template_id: saved.body.data.client_id,
+        template_id: template,
         sign_type: 'suresign',
-        rows: [{ key: 'a', signers: [{ full_name: 'Sunita Patil', email: 'sunita@example.com' }] }],
+        rows: [
+          { key: 'a', signers: [{ full_name: 'Sunita Patil', email: 'sunita@example.com' }] },
+          { key: 'b', signers: [{ full_name: 'Selvi', email: 'selvi@example.com', language: 'ta' }] },
+          { key: 'c', signers: [{ full_name: 'Jean', email: 'jean@example.com', language: 'fr' }] },
+        ],
       },
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-    const bulkId = sent.body.data.client_id;
-    let sessionId: string | null = null;
-    await until(
-      async () => {
-        const rows = await rest<any>(app, 'GET', '/esign/bulk-rows', { token: owner.token, query: { client_id: bulkId } });
-        sessionId = rows.body.data?.items?.[0]?.session_id ?? null;
-        return sessionId !== null;
-      },
-      'the bulk row’s session',
-      { timeoutMs: 60_000 },
-    );
-    expect((await details(sessionId!)).signers.map((signer: any) => signer.language)).toEqual(['mr']);
+    expect(await outcome(sent.body.data.client_id, 3)).toEqual(['mr', 'ta', 'signers[0].language']);
+
+    const csv = [
+      'key,signer_1_full_name,signer_1_email,signer_1_language',
+      'x,Arun,arun@example.com,TE',
+      'y,Mary,mary@example.com,',
+    ];
+    const form = new FormData();
+    form.append('template_id', template);
+    form.append('options', JSON.stringify({ sign_type: 'suresign' }));
+    form.append('file', new Blob([csv.join('\r\n')], { type: 'text/csv' }), 'rows.csv');
+    const uploaded = await fetch(new URL('/api/v1/esign/bulk-send', app.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: form,
+    });
+    const body = (await uploaded.json()) as any;
+    expect(uploaded.status, JSON.stringify(body)).toBe(200);
+    expect(await outcome(body.data.client_id, 2)).toEqual(['te', 'mr']);
   });
 });

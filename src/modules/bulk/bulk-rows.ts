@@ -7,6 +7,8 @@ export interface BulkSignerContact {
   email?: string | null;
   mobile?: string | null;
   country_code?: string | null;
+  /** The language this row's signer reads in (`en`, `hi`, ...): the template signer's otherwise. */
+  language?: string | null;
 }
 
 /** One recipient: the template's signers in order, values by `field_id`, an optional stamp and the integrator's key. */
@@ -47,6 +49,8 @@ export function sessionRequestOf(
     email: contact?.email ?? null,
     mobile: contact?.mobile ?? null,
     country_code: contact?.country_code ?? null,
+    // Absent, the template signer's language stays (a runtime null would not override it either).
+    ...(contact?.language != null && { language: contact.language }),
     element_values: values[index] ?? null,
     notification: notification ?? null,
   }));

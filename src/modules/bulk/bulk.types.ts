@@ -23,6 +23,13 @@ export class BulkSignerInput {
 
   @Field(() => String, { nullable: true })
   country_code?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The language this signer reads in (added): `en`, `hi`, `bn`, `mr`, `te`, `ta`, `gu`, `kn` or `ml`; the template signer’s otherwise.',
+  })
+  language?: string | null;
 }
 
 @InputType('BulkRowInput', { description: 'One recipient of a bulk send: one session.' })

@@ -9,7 +9,7 @@ export const MAX_CSV_BYTES = 32 * 1024 * 1024;
 /** A record longer than this is refused: no cell of a bulk is that long. */
 const MAX_RECORD_BYTES = 64 * 1024;
 
-const SIGNER_COLUMN = /^signer_(\d+)_(full_name|email|mobile|country_code)$/;
+const SIGNER_COLUMN = /^signer_(\d+)_(full_name|email|mobile|country_code|language)$/;
 const STAMP_COLUMNS = ['amount', 'state_code', 'article_id', 'first_party_name', 'second_party_name', 'mock', 'document'];
 
 /** What a CSV column fills in a row. */
@@ -23,7 +23,7 @@ const refuse = (problem: string) => new AppError('bad_request', { errors: [{ fie
 
 /**
  * The columns of a bulk CSV, from its header (docs/bulk.md): `key`; `signer_<n>_full_name`, `_email`, `_mobile`,
- * `_country_code` for the template's n-th signer (from 1); a template field by its label, or by its `field_id` (a
+ * `_country_code`, `_language` for the template's n-th signer (from 1); a template field by its label, or by its `field_id` (a
  * label that several fields share must be given as the field_id); `stamp_<field>` for the row's stamp (amount flow).
  * An unknown or repeated column refuses the upload, naming it.
  */
