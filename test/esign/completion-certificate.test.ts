@@ -271,6 +271,59 @@ describe('certificate of completion', () => {
     expect(signedReport.all_valid, JSON.stringify(signedReport.revisions.map((r) => r.verdict))).toBe(true);
   });
 
+  it('gives a signer who reads Hindi or Tamil their part in their language, under the English rows, still signed', async () => {
+    const fileId = await uploadPdf(app, owner.token, FOUR_PAGE_PDF, 'Lease deed.pdf');
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(fileId, {
+        signers: [
+          signerInput({ full_name: 'Asha Rao', email: 'asha@example.com', language: 'hi', elements: [signatureAt(0, 72, 640)] }),
+          signerInput({
+            full_name: 'Murugan',
+            email: 'murugan@example.com',
+            language: 'ta',
+            elements: [signatureAt(1, 72, 500)],
+          }),
+          signerInput({ full_name: 'Vikram Singh', email: 'vikram@example.com', elements: [signatureAt(2, 72, 500)] }),
+        ],
+      }),
+    );
+    for (const signer of session.signers) {
+      const signed = await signerApi(app, 'POST', '/sign', signer.token, { consent: true });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    }
+    const certificate = await download('/esign/download-certificate', session.client_id);
+    // pdftotext reads shaped text in the glyphs' visual order (a Devanagari vowel sign before its consonant), so the
+    // rows are found by their data: each signer's email shows twice, under its English label and its translated one.
+    const lines = pdfText(certificate).split('\n');
+    const script = (name: string) => new RegExp(`\\p{Script=${name}}`, 'u');
+    for (const [name, email, language] of [
+      ['Asha Rao', 'asha@example.com', 'Devanagari'],
+      ['Murugan', 'murugan@example.com', 'Tamil'],
+    ] as const) {
+      const rows = lines.filter((line) => line.includes(email)).map((line) => line.split(email)[0]!.trim());
+      expect(rows[0], name).toBe('Email');
+      expect(rows[1], name).toMatch(script(language));
+      expect(rows, name).toHaveLength(2);
+      expect(
+        lines.find((line) => line.trim().startsWith(`${name}:`)),
+        name,
+      ).toMatch(script(language));
+    }
+    // An English signer has the English rows alone.
+    expect(lines.filter((line) => line.includes('vikram@example.com'))).toHaveLength(1);
+    const embedded = fontsOf(certificate)
+      .filter((font) => font.embedded)
+      .map((font) => font.name.replace(/-\d+$/, ''));
+    expect(embedded).toEqual(
+      expect.arrayContaining(['NotoSansDevanagari-Regular', 'NotoSansTamil-Regular', 'NotoSansTamil-Bold']),
+    );
+    if (hasQpdf) qpdfCheck(certificate);
+    if (hasPdfsig) expect(pdfsigReport(certificate).every((entry) => entry.kind !== 'signature' || entry.valid)).toBe(true);
+    expect((await verifyPdfSignatures(certificate, { trustedRootsPem: [rootPem] })).all_valid).toBe(true);
+  });
+
   it('a name Helvetica can show once its typography is plain keeps its letters in the appearance (D’Souza, not D?Souza)', async () => {
     const { clientId } = await completedSession({}, { document: 'Lease deed.pdf', first: 'Ana D’Souza', second: 'Vikram Singh' });
     const signed = await PDFDocument.load(await download('/esign/download-pdf', clientId));

@@ -1,6 +1,8 @@
 import IntlMessageFormat from 'intl-messageformat';
 import { describe, expect, it } from 'vitest';
-import { CATALOGS } from '../../src/modules/notifications/catalogs';
+import { CATALOGS as MESSAGE_CATALOGS } from '../../src/modules/notifications/catalogs';
+import { CERTIFICATE_CATALOGS } from '../../src/modules/esign/completion/catalogs';
+import { PAGE_CATALOGS } from '../../src/modules/signer-journey/page/catalogs';
 import glossary from '../../src/modules/notifications/catalogs/glossary.json';
 import {
   LANGUAGES,
@@ -10,11 +12,13 @@ import {
   flattenMessages,
   icuLocaleOf,
   missingKeys,
+  type Catalog,
   type Language,
 } from '../../src/platform/i18n';
 
 /**
- * The catalogs of the signer's messages (src/modules/notifications/catalogs, docs/translating.md): every language has
+ * The catalogs of the signer's messages (src/modules/notifications/catalogs) and of the signing page
+ * (src/modules/signer-journey/page/catalogs), docs/translating.md: every language has
  * every English key, every message parses as ICU and uses the placeholders English uses, each catalog says who wrote
  * it and how far it was reviewed, and the glossary's terms are the words the messages use.
  */
@@ -28,7 +32,6 @@ const SELECT = 5;
 const PLURAL = 6;
 const TAG = 8;
 
-const english = flattenMessages(CATALOGS.en.messages);
 const others = LANGUAGES.filter((language) => language !== 'en');
 
 /** Parsed as i18next-icu parses it at run time (tags are text); throws on a malformed message. */
@@ -66,7 +69,13 @@ function shapeOf(elements: Element[], shape: Shape = { placeholders: new Set(), 
   return shape;
 }
 
-describe('the signer message catalogs', () => {
+describe.each([
+  ['the signer message catalogs', MESSAGE_CATALOGS],
+  ['the signing page catalogs', PAGE_CATALOGS],
+  ['the certificate of completion catalogs', CERTIFICATE_CATALOGS],
+] as [string, Record<Language, Catalog>][])('%s', (_name, CATALOGS) => {
+  const english = flattenMessages(CATALOGS.en.messages);
+
   it('has a catalog for every language, English first, each naming its language', () => {
     expect(Object.keys(CATALOGS).sort()).toEqual([...LANGUAGES].sort());
     expect(LANGUAGES[0]).toBe('en');
@@ -155,6 +164,9 @@ describe('the signer message catalogs', () => {
 
   it('has every glossary term in every language, in its script, and the messages use them', () => {
     const problems: string[] = [];
+    // The glossary's `used_in` names the messages' keys, `page_used_in` the page's.
+    const usedIn = (term: { used_in: string[]; page_used_in?: string[] }) =>
+      CATALOGS === MESSAGE_CATALOGS ? term.used_in : (term.page_used_in ?? []);
     const ids = glossary.terms.map((term) => term.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of [
@@ -178,7 +190,7 @@ describe('the signer message catalogs', () => {
         if (!script.test(entry.term))
           problems.push(`${term.id} ${language}: "${entry.term}" is not in ${LANGUAGE_INFO[language].script}`);
         if (entry.forms.length === 0) problems.push(`${term.id} ${language}: no forms`);
-        for (const key of term.used_in) {
+        for (const key of usedIn(term)) {
           if (!english.has(key)) {
             problems.push(`${term.id}: used_in names ${key}, which English does not have`);
             continue;

@@ -7,6 +7,7 @@ import {
   renderInvite,
   renderOneTimeCode,
   renderReminder,
+  renderRequestEnded,
   type RenderedMessage,
 } from '../../src/modules/notifications/render-messages';
 import {
@@ -86,6 +87,24 @@ function messagesIn(language: Language): { name: string; message: RenderedMessag
       name: 'one-time code',
       message: renderOneTimeCode(platform, { filename: 'lease.pdf', code: '493817', validMinutes: 10 }, language),
       shows: ['lease.pdf', '493817', '10'],
+    },
+    {
+      name: 'request ended, to a signer who had signed',
+      message: renderRequestEnded(
+        company,
+        { signerName: 'Asha Rao', declinedBy: 'Vikram Singh', filename: 'lease.pdf', signed: true },
+        language,
+      ),
+      shows: ['lease.pdf', 'Vikram Singh', 'Acme Realty'],
+    },
+    {
+      name: 'request ended, to a signer who had not',
+      message: renderRequestEnded(
+        platform,
+        { signerName: 'Asha Rao', declinedBy: 'Vikram Singh', filename: 'lease.pdf', signed: false },
+        language,
+      ),
+      shows: ['lease.pdf', 'Vikram Singh'],
     },
   ];
 }

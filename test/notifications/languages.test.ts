@@ -5,7 +5,7 @@ import { queueOneTimeCode } from '../../src/modules/esign/signers/signer-message
 import { Notification } from '../../src/modules/notifications/notification.entity';
 import { NotificationsDocument } from '../__generated__/graphql';
 import { startTestApp, type TestApp, type TestUser } from '../helpers/app';
-import { gql } from '../helpers/clients';
+import { gql, signerApi } from '../helpers/clients';
 import { createSession, sessionBody, signerInput, uploadPdf } from '../helpers/factories';
 import { eventually } from '../helpers/mail';
 
@@ -136,5 +136,49 @@ describe('messages in the signer’s language', () => {
     });
     expect(row).toMatchObject({ kind: 'mobile_otp', channel: 'sms' });
     expect(row.textBody).toBe('Esign sandbox: तुमचा कोड 482913 आहे, तो 10 मिनिटांसाठी वैध आहे.');
+  });
+  it('tells the other signers it invited that a decline ended the request, each in their language, never the reason', async () => {
+    const file = await uploadPdf(app, owner.token, undefined, 'lease.pdf');
+    const session = await createSession(
+      app,
+      owner.token,
+      sessionBody(file, {
+        signing_order: 'parallel',
+        signers: [
+          signerInput({ full_name: 'अनिल', email: 'anil.d@example.com', language: 'hi', notification: { invite: true } }),
+          signerInput({ full_name: 'Kavitha', email: 'kavitha.d@example.com', language: 'ta', notification: { invite: true } }),
+          signerInput({ full_name: 'Ravi', email: 'ravi.d@example.com', notification: { invite: true } }),
+          // The integrator invites this one itself: the service never wrote to her, and does not now.
+          signerInput({ full_name: 'Meena', email: 'meena.d@example.com', language: 'mr' }),
+        ],
+      }),
+    );
+    const [, kavitha, ravi] = session.signers;
+    expect((await signerApi(app, 'POST', '/sign', kavitha!.token as string, { consent: true })).status).toBe(200);
+    const declined = await signerApi(app, 'POST', '/decline', ravi!.token as string, { reason: 'the rent is wrong' });
+    expect(declined.status, JSON.stringify(declined.body)).toBe(200);
+
+    const ended = await eventually(async () => {
+      const found = await em().find(
+        Notification,
+        { session: session.client_id, kind: 'request_ended' },
+        { orderBy: { recipient: 'asc' } },
+      );
+      return found.length === 2 && found.every((row) => row.status === 'sent') && found;
+    });
+    expect(ended.map((row) => row.recipient)).toEqual(['anil.d@example.com', 'kavitha.d@example.com']);
+    const [hindi, tamil] = ended;
+    expect(hindi!.subject).toBe('“lease.pdf” पर हस्ताक्षर नहीं होंगे: Ravi ने अस्वीकार किया');
+    expect(hindi!.textBody).toContain('आपको कुछ नहीं करना है');
+    expect((await simpleParser(hindi!.mime!)).headers.get('content-language')).toBe('hi');
+    // Kavitha had signed: she reads that the document will not be completed.
+    expect(tamil!.textBody).toContain('நீங்கள் அதில் கையொப்பமிட்டிருந்தீர்கள்');
+    for (const row of ended) {
+      expect(row.textBody).not.toContain('the rent is wrong');
+      expect(row.htmlBody).not.toContain('the rent is wrong');
+    }
+    // The owner's notice keeps the reason.
+    const ownerNotice = await em().findOneOrFail(Notification, { session: session.client_id, kind: 'session_declined' });
+    expect(ownerNotice.textBody).toContain('the rent is wrong');
   });
 });

@@ -16,6 +16,7 @@ export {
   brandingOf,
   renderCompletion,
   renderDeclineNotice,
+  renderRequestEnded,
   renderInvite,
   renderOneTimeCode,
   renderReminder,

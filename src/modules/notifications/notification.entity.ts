@@ -5,7 +5,7 @@ import { User } from '../users';
 
 export type NotificationChannel = 'email' | 'sms' | 'whatsapp';
 export type NotificationKind =
-  'invite' | 'completion' | 'email_otp' | 'mobile_otp' | 'webhook_disabled' | 'session_declined' | 'reminder';
+  'invite' | 'completion' | 'email_otp' | 'mobile_otp' | 'webhook_disabled' | 'session_declined' | 'reminder' | 'request_ended';
 export type NotificationStatus = 'queued' | 'sent' | 'failed';
 
 /**

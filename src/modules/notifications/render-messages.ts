@@ -218,6 +218,45 @@ export function renderDeclineNotice(
   };
 }
 
+export interface RequestEndedContent {
+  signerName: string;
+  /** Who declined. */
+  declinedBy: string;
+  filename: string;
+  /** Whether this signer had signed already. */
+  signed: boolean;
+}
+
+/**
+ * To the other signers a declined session had asked, in their language: who declined and that the request has ended
+ * (the decliner's reason is not theirs to read: the owner's notice has it).
+ */
+export function renderRequestEnded(
+  brand: Branding,
+  content: RequestEndedContent,
+  language: Language = FALLBACK_LANGUAGE,
+): RenderedMessage {
+  const w = wordingIn(language);
+  const values = { signer: content.declinedBy, filename: content.filename, brand: brand.name };
+  const you = { signed: content.signed ? 'yes' : 'no' };
+  const hello = { name: content.signerName };
+  return {
+    language,
+    subject: w.text('request_ended.subject', values),
+    text: textOf(w, brand, [
+      w.text('common.hello', hello),
+      w.text('request_ended.declined', values),
+      w.text('request_ended.you', you),
+    ]),
+    html: htmlOf(w, brand, [
+      p(w.html('common.hello', hello)),
+      p(w.html('request_ended.declined', values)),
+      p(w.html('request_ended.you', you)),
+    ]),
+    short: w.text('request_ended.short', values),
+  };
+}
+
 /** The footer's lines, as text and as HTML: who sent it (the company alone when it replaced the platform), whom to ask. */
 function footerOf(w: Wording, brand: Branding): { text: string[]; html: string[] } {
   const text: string[] = [];

@@ -20,6 +20,7 @@ import {
 } from '../../signing';
 import { EsignDocument, EsignSession, Signer } from '../esign-session.entity';
 import { signerFieldValues } from '../elements/field-values';
+import { signerPartInLanguage } from './certificate-languages';
 import type { CertificateSignatureBox, CompletionCertificateFacts, CompletionSigner } from './render-completion-certificate';
 
 /** The completed envelope and its certificate of completion, all ready to store. */
@@ -238,6 +239,7 @@ function signerFacts(
           .join(', ')
       : null,
     checks,
+    inLanguage: signerPartInLanguage(signer, signingNow ?? signer.completedAt ?? null),
     fields: signerFieldValues(signer).map((field) => ({
       label: field.label ?? field.type,
       shown: field.shown,

@@ -42,6 +42,18 @@ export interface CompletionSigner {
   checks: string[];
   /** The signer's fields: label (or type), the value as drawn in the document, who filled it and when. */
   fields: { label: string; shown: string | null; filled: string | null }[];
+  /** The signer's part in their language, under the English rows; null for English (certificate-languages.ts). */
+  inLanguage?: SignerPartInLanguage | null;
+}
+
+/** A signer's part of the certificate in the signer's language: already written, the renderer only draws it. */
+export interface SignerPartInLanguage {
+  heading: string;
+  /** How and when they signed, in one sentence (null while unsigned). */
+  statement: string | null;
+  /** That this part repeats the English rows. */
+  note: string;
+  rows: [string, string][];
 }
 
 /** Where the platform's signature appearance goes on the last page (API units: from the top-left, y down). */
@@ -126,6 +138,15 @@ export async function renderCompletionCertificate(
         `${field.label}: ${field.shown ?? '(empty)'}${field.filled ? ` (${field.filled})` : ''}`,
       ]),
     ]);
+    if (signer.inLanguage) {
+      writer.keepTogether(110);
+      writer.gap(4);
+      writer.subheading(signer.inLanguage.heading);
+      if (signer.inLanguage.statement) writer.text(signer.inLanguage.statement, { size: 9 });
+      writer.text(signer.inLanguage.note, { color: MUTED, size: 8 });
+      writer.gap(2);
+      writer.pairs(signer.inLanguage.rows);
+    }
     writer.gap(6);
   }
 
@@ -213,12 +234,15 @@ class PageWriter {
     const size = 9;
     for (const [label, value] of rows) {
       const lines = this.wrap(value, 'regular', size, this.width - labelWidth);
-      this.ensure(lines.length * size * 1.35);
-      lines.forEach((part, index) => {
-        if (index === 0 && label) this.draw(label, MARGIN, { weight: 'bold', size, color: MUTED });
-        this.draw(part, MARGIN + labelWidth, { size });
+      // A label longer than its column (a translated one) wraps inside it.
+      const labelLines = label ? this.wrap(label, 'bold', size, labelWidth - 6) : [];
+      const count = Math.max(lines.length, labelLines.length);
+      this.ensure(count * size * 1.35);
+      for (let index = 0; index < count; index++) {
+        if (labelLines[index]) this.draw(labelLines[index]!, MARGIN, { weight: 'bold', size, color: MUTED });
+        if (lines[index]) this.draw(lines[index]!, MARGIN + labelWidth, { size });
         this.y -= size * 1.35;
-      });
+      }
     }
   }
 

@@ -6,11 +6,13 @@ import { settleSessionStamps } from '../../stamps';
 import { User } from '../../users';
 import type { EsignSession, Signer } from '../esign-session.entity';
 import { publishSignerChange, recordSessionWebhook } from '../session-events';
+import { queueRequestEnded } from '../signers/signer-messages';
 
 /**
  * A signer's "no": the signer becomes `declined` and the session `declined`, a final state like `cancelled`. In the
  * caller's transaction, with the session row locked (lockSigner): its stamps go back to the inventory, the audit
- * trail keeps the reason, subscribers and webhooks hear it, and the owner gets an email. No one signs after it.
+ * trail keeps the reason, subscribers and webhooks hear it, the owner gets an email, and the other signers it had
+ * asked hear that it ended. No one signs after it.
  */
 export async function recordDecline(
   services: AppServices,
@@ -44,4 +46,5 @@ export async function recordDecline(
       textBody: notice.text,
     },
   ]);
+  await queueRequestEnded(services, tx, session, signer);
 }

@@ -13,6 +13,7 @@ import {
   renderInvite,
   renderOneTimeCode,
   renderReminder,
+  renderRequestEnded,
   type NotificationChannel,
   type NotificationDraft,
   type NotificationKind,
@@ -190,6 +191,39 @@ export async function queueCompletion(
     for (const address of addressesOf(signer)) {
       drafts.push(await draftFor(services, session, signer, 'completion', address, message));
     }
+  }
+  return queueNotifications(services, tx, drafts);
+}
+
+/**
+ * A signer declined: every other signer this service invited hears that the request has ended, in their language, on
+ * the channels their invite used. Signers it never wrote to (their turn never came, or the integrator sends its own
+ * invites) hear nothing from it. Queued in the decline's transaction.
+ */
+export async function queueRequestEnded(
+  services: AppServices,
+  tx: EntityManager,
+  session: EsignSession,
+  decliner: Signer,
+): Promise<string[]> {
+  const others = (await tx.find(Signer, { session }, { orderBy: { position: 'asc' } })).filter(
+    (signer) => signer.id !== decliner.id && signer.invitedAt,
+  );
+  const brand = brandOf(services, session);
+  const drafts: NotificationDraft[] = [];
+  for (const signer of others) {
+    const message = renderRequestEnded(
+      brand,
+      {
+        signerName: signer.fullName,
+        declinedBy: decliner.fullName,
+        filename: session.filename,
+        signed: signer.status === 'completed',
+      },
+      languageOf(signer),
+    );
+    for (const address of addressesOf(signer))
+      drafts.push(await draftFor(services, session, signer, 'request_ended', address, message));
   }
   return queueNotifications(services, tx, drafts);
 }
