@@ -105,11 +105,6 @@ async function main() {
     console.error('a floor was not reached');
     process.exit(1);
   }
-  // Done: exit as the service's own entry points do after services.stop() (platform/process onShutdown), rather than
-  // wait for the event loop to drain. An app's stop can leave pg-boss workers whose fetch waits for one of the queue's
-  // pool connections forever (pg-pool's end() never answers a queued connect), each polled by pg-boss every second:
-  // without this, a run with every floor met would never end.
-  process.exit(0);
 }
 
 main().catch((error) => {

@@ -9,6 +9,7 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { WorkerPool } from './workers/worker-pool';
 import { createFaceMatcher } from './face';
 import { createQueues, startWorkers } from './jobs/jobs';
+import { QueuePool } from './jobs/queue-pool';
 import { buildAppSchema } from './graphql/schema';
 import { createRestReader } from './rest/rest-reads';
 import type { Logger } from './logger';
@@ -61,7 +62,12 @@ export async function startServices(
 ): Promise<RunningServices> {
   const { jobs } = composition;
   const orm = await openOrm(database.url, { entities: composition.entities, poolMax: config.dbPoolMax, log });
-  const boss = new PgBoss({ connectionString: database.url, schema: 'pgboss', max: 4, application_name: 'esign-queue' });
+  const queuePool = new QueuePool(database.url, {
+    max: 4,
+    applicationName: 'esign-queue',
+    onError: (error) => log.error({ err: error }, 'pg-boss connection error'),
+  });
+  const boss = new PgBoss({ db: queuePool, schema: 'pgboss' });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'pg-boss error'));
   // LISTEN needs a session of its own: DATABASE_LISTEN_URL sends it past a transaction-mode pooler (docs/scaling.md).
   const events = new EventBus(config.databaseListenUrl ?? database.url, log);
@@ -71,6 +77,7 @@ export async function startServices(
     await events.start();
   } catch (error) {
     await boss.stop({ graceful: false }).catch(() => undefined);
+    await queuePool.close();
     await orm.close();
     throw error;
   }
@@ -96,6 +103,8 @@ export async function startServices(
       await services.untrusted.close();
       await services.faces.close();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      // pg-boss leaves a pool it was given open: closed here, refusing the workers' fetches still waiting for it.
+      await queuePool.close();
       await events.stop();
       await orm.close();
     },

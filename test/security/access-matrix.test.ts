@@ -1886,6 +1886,7 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
   const KNOWN_SIGNER_ROUTES = [
     'GET /session',
     'GET /document',
+    'POST /language',
     'POST /otp/send',
     'POST /otp/verify',
     'POST /location',
@@ -1926,7 +1927,7 @@ describe('signer API: integrator (esk_) tokens are refused on every route', () =
           ? undefined
           : path === '/face'
             ? new Uint8Array(makePng(20, 20))
-            : JSON.stringify({ consent: true, reason: 'not mine', full_name: 'Ravi Kumar' }),
+            : JSON.stringify({ consent: true, reason: 'not mine', full_name: 'Ravi Kumar', language: 'hi' }),
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ data: null, status_code: 401, message: 'unauthorized', success: false });

@@ -107,6 +107,16 @@ describe.skipIf(!hasChromium)('the signing page embedded in another site', () =>
       await page.evaluate(() => (window as any).signing.send('set-language', 'xx'));
       await untilEvent(page, 'error');
       expect((await events(page)).find((entry) => entry.event === 'error')!.data.code).toBe('unsupported_language');
+      // A language the page speaks: the page switches (and keeps it for the signer), and the host hears it.
+      await page.evaluate(() => (window as any).signing.send('set-language', 'hi'));
+      await untilEvent(page, 'language');
+      expect((await events(page)).find((entry) => entry.event === 'language')!.data).toEqual({ language: 'hi' });
+      await frame.waitForFunction(() => document.documentElement.lang === 'hi');
+      await frame.locator('[data-step="sign"] h2').filter({ hasText: /\p{Script=Devanagari}/u }).waitFor();
+      const kept = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } });
+      expect(kept.body.data.signers[0].language).toBe('hi');
+      await page.evaluate(() => (window as any).signing.send('set-language', 'en'));
+      await frame.waitForFunction(() => document.documentElement.lang === 'en');
 
       await frame.getByLabel('I have read the document and I agree to sign it electronically.').check();
       await frame.getByRole('button', { name: 'Sign the document' }).click();

@@ -137,7 +137,7 @@ describe.skipIf(!hasChromium)('the signer journey, end to end in a browser', () 
       await expect
         .poll(() => page.locator('.step .action-error').textContent(), { timeout: 30_000 })
         .toMatch(
-          /^The photo does not match the reference photo\. The face does not match \(score [\d.]+, 80 needed\); 2 attempt\(s\) left\.$/,
+          /^The photo does not match the reference photo\. The face does not match \(score [\d.]+, 80 needed\); 2 attempts left\.$/,
         );
       const sameFace = jpegBytes(brighten(resize(sampleFace(6, 2), 180), 25), 80);
       await picker.setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: sameFace });

@@ -506,7 +506,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await code.fill('000000');
       await page.getByRole('button', { name: 'Verify code' }).click();
       await expect.poll(() => code.getAttribute('aria-invalid')).toBe('true');
-      expect(await page.locator('.field-error:not([hidden])').textContent()).toBe('That code is not correct. 2 attempt(s) left.');
+      expect(await page.locator('.field-error:not([hidden])').textContent()).toBe('That code is not correct. 2 attempts left.');
       await code.fill('123456');
       await page.getByRole('button', { name: 'Verify code' }).click();
 
@@ -542,7 +542,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       await page.getByRole('button', { name: 'Use this photo' }).click();
       await expect
         .poll(() => page.locator('.step .action-error').textContent())
-        .toBe('The photo does not match the reference photo. 2 attempt(s) left.');
+        .toBe('The photo does not match the reference photo. 2 attempts left.');
       await page
         .getByLabel('Or choose a photo of your face')
         .setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: makePng(64, 64) });

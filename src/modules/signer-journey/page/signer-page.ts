@@ -70,10 +70,7 @@ const PDFJS_PATH = `${SIGNER_ASSETS}/pdfjs-${PDFJS_VERSION}`;
 const PDFJS_BASE = `${PDFJS_PATH}/`;
 const PDFJS_BUILDS = new Set(['pdf.min.mjs', 'pdf.worker.min.mjs']);
 /** intl-messageformat's single-file ES module build, the version the service formats its own messages with. */
-const INTL_MESSAGEFORMAT = path.join(
-  path.dirname(require.resolve('intl-messageformat')),
-  'intl-messageformat.iife.js',
-);
+const INTL_MESSAGEFORMAT = path.join(path.dirname(require.resolve('intl-messageformat')), 'intl-messageformat.iife.js');
 /** The Noto Sans faces fonts.css names: one per script and weight. */
 const WEB_FONTS = /^NotoSans[A-Za-z]+-(Regular|Bold)\.ttf$/;
 

@@ -1,6 +1,7 @@
 // The page's brand: the session's company (or this platform's name), its legal entity, and who to ask.
 
 import { h } from './dom.js';
+import { t, tParts } from './i18n.js';
 
 export const PLATFORM_NAME = document.querySelector('meta[name="platform-name"]').content;
 
@@ -28,12 +29,16 @@ export function applyBranding(session) {
   const support = document.getElementById('support');
   if (brand.support) {
     support.replaceChildren(
-      'Questions about this document? Contact ',
-      h('a', { href: `mailto:${brand.support}` }, brand.support),
-      '.',
+      ...tParts(
+        'branding.support_email',
+        { email: brand.support },
+        {
+          link: (children) => h('a', { href: `mailto:${brand.support}` }, children),
+        },
+      ),
     );
   } else {
     const who = requesterOf(session);
-    support.textContent = `Questions about this document? Contact ${who ?? 'the person who sent it to you'}.`;
+    support.textContent = t('branding.support', { who: who ? 'named' : 'other', requester: who ?? '' });
   }
 }

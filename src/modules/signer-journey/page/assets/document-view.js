@@ -6,6 +6,7 @@
 
 import { h } from './dom.js';
 import { labelOf } from './fields/index.js';
+import { t } from './i18n.js';
 
 const PDFJS_BASE = document.querySelector('meta[name="pdfjs-base"]').content;
 let pdfjsModule;
@@ -67,7 +68,7 @@ async function drawPage(pdfjs, item) {
     canvas.dataset.rendered = 'true';
   } catch {
     item.dataset.state = 'failed';
-    frame.append(h('p', { class: 'page-failed' }, 'This page could not be shown.'));
+    frame.append(h('p', { class: 'page-failed' }, t('document.page_failed')));
   }
   try {
     // Laid out in CSS pixels: `--scale-factor` (CSS pixels per point) follows the frame's width.
@@ -162,7 +163,7 @@ function formBoxes(viewport, page, index, form, onBoxChosen) {
       {
         type: 'button',
         class: 'field-box field-box--form',
-        'aria-label': `${labelOf(field)}: go to this field`,
+        'aria-label': t('document.go_to_field', { label: labelOf(field) }),
         dataset: { fieldId: field.field_id },
         on: { click: () => onBoxChosen?.(field.field_id) },
       },
@@ -176,9 +177,7 @@ function formBoxes(viewport, page, index, form, onBoxChosen) {
 function pageItem(page, index, count, fields, { form = [], onBoxChosen } = {}) {
   const viewport = page.getViewport({ scale: 1 });
   const mine = fields.filter((field) => field.page === index);
-  const label =
-    `Page ${index + 1} of ${count}` +
-    (mine.length ? `, with ${mine.length === 1 ? 'the box' : `${mine.length} boxes`} where your signature will be placed` : '');
+  const label = t('document.page_label', { page: index + 1, count, boxes: mine.length });
   const canvas = h('canvas', { class: 'page-canvas', role: 'img', 'aria-label': label, dataset: { page: String(index) } });
   const frame = h('div', { class: 'page-frame' }, canvas);
   // The frame keeps the page's proportions before it is drawn, so scrolling does not jump.
@@ -187,7 +186,7 @@ function pageItem(page, index, count, fields, { form = [], onBoxChosen } = {}) {
     const outline = h(
       'div',
       { class: 'field-box', 'aria-hidden': 'true' },
-      h('span', { class: 'field-box__tag' }, 'Your signature'),
+      h('span', { class: 'field-box__tag' }, t('document.your_signature')),
     );
     frame.append(placeBox(outline, viewport, page, field));
   }

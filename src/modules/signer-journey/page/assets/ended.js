@@ -4,18 +4,23 @@
 import { describeError, getDocument, sentence } from './api.js';
 import { announce, formatDateTime, h } from './dom.js';
 import { requesterOf } from './branding.js';
+import { t } from './i18n.js';
 
-const quoted = (filename) => `“${filename}”`;
+/** `who` and `requester` for a message that names the sender when the session does ("The sender" otherwise). */
+const senderOf = (session) => {
+  const requester = requesterOf(session);
+  return { who: requester ? 'named' : 'other', requester: requester ?? '' };
+};
 
 /** A download of one document (`position`) of the session: the signed PDF once complete, else as it stands. */
 function downloadButton(session, { position = 0, name = session.filename, several = false } = {}) {
   const error = h('p', { class: 'action-error', hidden: true });
-  const what = several ? `“${name}”` : 'the document';
-  const button = h(
-    'button',
-    { type: 'button', class: 'button button--primary', dataset: { document: String(position) } },
-    session.status === 'completed' ? `Download ${several ? what : 'the signed document'}` : `Download ${what}`,
-  );
+  const label = several
+    ? t('ended.download_named', { name })
+    : session.status === 'completed'
+      ? t('ended.download_signed')
+      : t('ended.download_document');
+  const button = h('button', { type: 'button', class: 'button button--primary', dataset: { document: String(position) } }, label);
   button.addEventListener('click', async () => {
     error.hidden = true;
     try {
@@ -26,7 +31,7 @@ function downloadButton(session, { position = 0, name = session.filename, severa
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      announce('The download has started.');
+      announce(t('ended.download_started'));
     } catch (failure) {
       error.textContent = describeError(failure);
       error.hidden = false;
@@ -45,25 +50,23 @@ function downloadButtons(session) {
   );
 }
 
-const pdfName = (filename) => (/\.pdf$/i.test(filename || '') ? filename : `${filename || 'document'}.pdf`);
+const pdfName = (filename) => (/\.pdf$/i.test(filename || '') ? filename : `${filename || t('ended.default_filename')}.pdf`);
 
 export function finishedMessage(view) {
   const { session, signer, whose_turn: turn } = view;
   const mine = signer.status === 'completed';
   const paragraphs = [];
-  const several = Array.isArray(session.documents) && session.documents.length > 1;
-  if (session.status === 'completed')
-    paragraphs.push(
-      several ? 'Everyone has signed. The documents are complete.' : 'Everyone has signed. The document is complete.',
-    );
-  else if (turn) paragraphs.push(`It is now ${turn.full_name}’s turn to sign.`);
-  if (session.allow_download)
-    paragraphs.push(several ? 'You can download a copy of each document.' : 'You can download a copy of the document.');
-  else paragraphs.push('You can close this page.');
+  const count = Array.isArray(session.documents) && session.documents.length > 1 ? session.documents.length : 1;
+  if (session.status === 'completed') paragraphs.push(t('ended.everyone_signed', { count }));
+  else if (turn) paragraphs.push(t('ended.next_turn', { name: turn.full_name }));
+  if (session.allow_download) paragraphs.push(t('ended.can_download', { count }));
+  else paragraphs.push(t('ended.can_close'));
   return {
     screenName: 'done',
     tone: 'success',
-    title: mine ? `You have signed ${quoted(session.filename)}` : `${quoted(session.filename)} is signed`,
+    title: mine
+      ? t('ended.signed_title_mine', { filename: session.filename })
+      : t('ended.signed_title', { filename: session.filename }),
     paragraphs,
     actions: session.allow_download ? downloadButtons(session) : [],
   };
@@ -71,15 +74,14 @@ export function finishedMessage(view) {
 
 export function closedMessage(view) {
   const { session, signer } = view;
-  const who = requesterOf(session) ?? 'the sender';
+  const sender = senderOf(session);
+  const filename = session.filename;
   if (session.status === 'cancelled') {
     return {
       screenName: 'cancelled',
       tone: 'problem',
-      title: 'This signing request was cancelled',
-      paragraphs: [
-        `${requesterOf(session) ?? 'The sender'} cancelled the request to sign ${quoted(session.filename)}. There is nothing more to do here.`,
-      ],
+      title: t('ended.cancelled_title'),
+      paragraphs: [t('ended.cancelled_text', { ...sender, filename })],
     };
   }
   if (session.status === 'declined') {
@@ -87,14 +89,15 @@ export function closedMessage(view) {
     return {
       screenName: 'declined',
       tone: mine ? 'info' : 'problem',
-      title: mine ? `You declined to sign ${quoted(session.filename)}` : 'This signing request has ended',
+      title: mine ? t('ended.declined_title_mine', { filename }) : t('ended.declined_title'),
       paragraphs: mine
-        ? [
-            `${who === 'the sender' ? 'The sender has' : `${who} has`} been told, with your reason: “${signer.decline_reason}”.`,
-            'You can close this page.',
-          ]
+        ? [t('ended.declined_told', { ...sender, reason: signer.decline_reason ?? '' }), t('ended.can_close')]
         : [
-            `${session.declined_by ?? 'Another signer'} declined to sign ${quoted(session.filename)}, so nobody can sign it any more.`,
+            t('ended.declined_by', {
+              who: session.declined_by ? 'named' : 'other',
+              name: session.declined_by ?? '',
+              filename,
+            }),
           ],
     };
   }
@@ -102,25 +105,25 @@ export function closedMessage(view) {
     return {
       screenName: 'expired',
       tone: 'problem',
-      title: 'This signing link has expired',
+      title: t('ended.expired_title'),
       paragraphs: [
-        `The time to sign ${quoted(session.filename)} ran out${session.expires_at ? ` on ${formatDateTime(session.expires_at)}` : ''}.`,
-        `Ask ${who} to send you a new request.`,
+        session.expires_at
+          ? t('ended.expired_on', { filename, expires: formatDateTime(session.expires_at) })
+          : t('ended.expired', { filename }),
+        t('ended.ask_new_request', sender),
       ],
     };
   }
   return {
     screenName: 'failed',
     tone: 'problem',
-    title: 'You can no longer sign this document',
+    title: t('ended.failed_title'),
     paragraphs: [
-      signer.status === 'failed'
-        ? 'Signing did not succeed after too many attempts, so this link is closed.'
-        : 'This link can no longer be used to sign.',
+      signer.status === 'failed' ? t('ended.failed_attempts') : t('ended.failed_closed'),
       signer.status === 'failed' && signer.esp_transaction?.error_message
-        ? `The eSign Service Provider’s last answer: ${sentence(signer.esp_transaction.error_message)}`
+        ? t('ended.esp_last_answer', { answer: sentence(signer.esp_transaction.error_message) })
         : null,
-      `Contact ${who} if you still need to sign ${quoted(session.filename)}.`,
+      t('ended.failed_contact', { ...sender, filename }),
     ],
   };
 }

@@ -5,6 +5,7 @@
 import { ApiError, describeError, getDocument } from './api.js';
 import { announce, h } from './dom.js';
 import { showDocument } from './document-view.js';
+import { t } from './i18n.js';
 import { pagesText } from './summary.js';
 
 /** The documents of the session (an older view without the list: its one document). */
@@ -36,10 +37,11 @@ export function envelopeViewer(view, { pages, docStatus, hint, documentSection, 
     hint.textContent = pagesText(mine);
     docStatus.hidden = false;
     docStatus.classList.remove('action-error');
-    docStatus.textContent = 'Loading the document…';
+    docStatus.textContent = t('envelope.loading');
     const superseded = () => shown !== position;
     const current = documents.find((document) => document.position === position);
-    if (announceIt && current) announce(`Showing ${current.name}, document ${position + 1} of ${documents.length}.`);
+    if (announceIt && current)
+      announce(t('envelope.showing', { name: current.name, position: position + 1, count: documents.length }));
     getDocument(position)
       .then((bytes) =>
         superseded()
@@ -55,7 +57,7 @@ export function envelopeViewer(view, { pages, docStatus, hint, documentSection, 
       )
       .then((count) => {
         if (count === null || superseded()) return;
-        docStatus.textContent = `${count} ${count === 1 ? 'page' : 'pages'}.`;
+        docStatus.textContent = t('envelope.page_count', { count });
         documentSection.dataset.pages = String(count);
         documentSection.dataset.document = String(position);
       })
@@ -63,8 +65,8 @@ export function envelopeViewer(view, { pages, docStatus, hint, documentSection, 
         if (superseded()) return;
         docStatus.textContent =
           failure instanceof ApiError
-            ? `The document could not be shown: ${describeError(failure)}`
-            : 'The document could not be shown.';
+            ? t('envelope.not_shown_because', { reason: describeError(failure) })
+            : t('envelope.not_shown');
         docStatus.classList.add('action-error');
       });
   }
@@ -87,22 +89,24 @@ function navigatorOf(documents, choose) {
       },
       h('span', { class: 'envelope__number' }, `${document.position + 1}.`),
       h('span', { class: 'envelope__name' }, document.name),
-      h('span', { class: 'envelope__role' }, document.signed_by_you ? 'You sign this' : 'To read'),
+      h('span', { class: 'envelope__role' }, document.signed_by_you ? t('envelope.you_sign_this') : t('envelope.to_read')),
     ),
   );
-  const previous = h('button', { type: 'button', class: 'button button--secondary' }, 'Previous document');
-  const next = h('button', { type: 'button', class: 'button button--secondary' }, 'Next document');
+  const previous = h('button', { type: 'button', class: 'button button--secondary' }, t('envelope.previous'));
+  const next = h('button', { type: 'button', class: 'button button--secondary' }, t('envelope.next'));
   let at = 0;
   previous.addEventListener('click', () => at > 0 && choose(at - 1));
   next.addEventListener('click', () => at < documents.length - 1 && choose(at + 1));
   const signs = documents.filter((document) => document.signed_by_you).length;
   const element = h(
     'nav',
-    { class: 'envelope', 'aria-label': 'Documents in this request' },
+    { class: 'envelope', 'aria-label': t('envelope.nav_label') },
     h(
       'p',
       { class: 'envelope__intro' },
-      `This request has ${documents.length} documents; you sign ${signs === documents.length ? 'all of them' : signs}. Read each one: your signature goes into every document you sign, together.`,
+      signs === documents.length
+        ? t('envelope.intro_all', { count: documents.length })
+        : t('envelope.intro_some', { count: documents.length, signs }),
     ),
     count,
     h(
@@ -116,8 +120,8 @@ function navigatorOf(documents, choose) {
   const update = (position, seen) => {
     at = position;
     const current = documents.find((document) => document.position === position);
-    count.textContent = `Document ${position + 1} of ${documents.length}: ${current?.name ?? ''}`;
-    opened.textContent = `You have opened ${seen.size} of ${documents.length} documents.`;
+    count.textContent = t('envelope.position', { position: position + 1, count: documents.length, name: current?.name ?? '' });
+    opened.textContent = t('envelope.opened', { opened: seen.size, count: documents.length });
     for (const button of buttons) {
       const here = button.dataset.document === String(position);
       if (here) button.setAttribute('aria-current', 'true');

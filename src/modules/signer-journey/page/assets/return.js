@@ -20,14 +20,17 @@ if (path) {
   const txn = new URLSearchParams(location.search).get('txn');
   location.replace(txn && /^[\w.:-]{1,128}$/.test(txn) ? `${path}?esp=${encodeURIComponent(txn)}` : path);
 } else {
+  // In the shell's language (the browser's): the catalog is loaded only here, so the way back above waits for nothing.
+  const { t, useLanguage } = await import('./i18n.js');
+  await useLanguage(document.documentElement.lang || 'en').catch(() => useLanguage('en'));
   const section = document.getElementById('return');
   const title = document.getElementById('return-title');
   const text = document.getElementById('return-text');
+  const platform = document.querySelector('.brand')?.textContent.trim() ?? '';
   section.dataset.screen = 'return-lost';
   section.classList.add('message--problem');
-  document.title = `Open your signing link again – ${document.title.split(' – ').slice(1).join(' – ')}`;
-  title.textContent = 'Open your signing link again';
-  text.textContent =
-    'We could not take you back to your document from here. Open the signing link from your invitation email or message again: it shows whether your signature went through, and lets you try again if it did not.';
+  document.title = t('return.lost_document_title', { platform });
+  title.textContent = t('return.lost_title');
+  text.textContent = t('return.lost_text');
   title.focus();
 }

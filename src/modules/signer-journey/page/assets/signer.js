@@ -23,7 +23,7 @@ import {
 import { closedMessage, finishedMessage } from './ended.js';
 import { summaryOf, zoomControls } from './summary.js';
 import { embedded, emit, listenForLanguage, observe } from './embedded.js';
-import { currentLanguage, preferredLanguage, useLanguage } from './i18n.js';
+import { currentLanguage, preferredLanguage, t, tParts, useLanguage } from './i18n.js';
 import { renderLanguageSwitch, switchLanguage } from './language-switch.js';
 
 const screen = document.getElementById('screen');
@@ -68,14 +68,12 @@ function messageScreen({ title, paragraphs = [], actions = [], tone = 'info', sc
 }
 
 function showInvalidLink() {
-  document.title = `Signing link not valid – ${PLATFORM_NAME}`;
+  document.title = t('page.invalid_link_document_title', { platform: PLATFORM_NAME });
   messageScreen({
     screenName: 'invalid',
     tone: 'problem',
-    title: 'This signing link is not valid',
-    paragraphs: [
-      'Check that you opened the whole link from your invitation. If it still does not work, ask the sender for a new link.',
-    ],
+    title: t('page.invalid_link_title'),
+    paragraphs: [t('page.invalid_link_text')],
   });
 }
 
@@ -84,9 +82,9 @@ function showLoadProblem(error) {
   messageScreen({
     screenName: 'load-problem',
     tone: 'problem',
-    title: 'The document could not be loaded',
+    title: t('page.load_problem_title'),
     paragraphs: [describeError(error)],
-    actions: [h('button', { type: 'button', class: 'button button--primary', on: { click: () => load() } }, 'Try again')],
+    actions: [h('button', { type: 'button', class: 'button button--primary', on: { click: () => load() } }, t('page.try_again'))],
   });
 }
 
@@ -97,8 +95,8 @@ function showLoadProblem(error) {
 function buildLayout(view) {
   leaveCurrentStep();
   const summary = summaryOf(view);
-  const pages = h('ol', { class: 'pages', 'aria-label': 'Pages of the document' });
-  const docStatus = h('p', { class: 'doc-status' }, 'Loading the document…');
+  const pages = h('ol', { class: 'pages', 'aria-label': t('page.pages_label') });
+  const docStatus = h('p', { class: 'doc-status' }, t('page.loading_document'));
   const hint = h('p', { class: 'hint' });
   const documentSection = h(
     'section',
@@ -106,17 +104,17 @@ function buildLayout(view) {
     h(
       'div',
       { class: 'document__head' },
-      h('h2', { id: 'document-title' }, documentsOf(view).length > 1 ? 'Documents' : 'Document'),
+      h('h2', { id: 'document-title' }, t('page.documents_heading', { count: documentsOf(view).length })),
       hint,
-      h('a', { class: 'jump-link', href: '#steps' }, 'Go to the signing steps'),
+      h('a', { class: 'jump-link', href: '#steps' }, t('page.jump_to_steps')),
     ),
   );
   const viewer = envelopeViewer(view, { pages, docStatus, hint, documentSection, onBoxChosen: focusField });
   documentSection.append(...(viewer.navigation ? [viewer.navigation] : []), docStatus, pages);
-  const panel = h('section', { id: 'steps', class: 'steps', 'aria-label': 'Signing steps', tabindex: '-1' });
+  const panel = h('section', { id: 'steps', class: 'steps', 'aria-label': t('page.steps_label'), tabindex: '-1' });
   // On a phone the panel comes after every page: this bar stays at the bottom of the screen while the document
   // scrolls by (CSS sticky: it stops above the panel once the panel is in view) and takes the signer to the step.
-  const actionButton = h('button', { type: 'button', class: 'button button--primary action-bar__button' }, 'Sign');
+  const actionButton = h('button', { type: 'button', class: 'button button--primary action-bar__button' }, t('page.sign'));
   actionButton.addEventListener('click', () => {
     const heading = panel.querySelector('h2');
     if (heading) focusHeading(heading);
@@ -137,14 +135,18 @@ function progressOf(view, current) {
   if (kinds.length === 1) return null;
   return h(
     'ol',
-    { class: 'progress', 'aria-label': 'Progress' },
+    { class: 'progress', 'aria-label': t('page.progress_label') },
     kinds.map((kind) => {
       const state = kind === current ? 'current' : doneKinds.has(kind) ? 'done' : 'todo';
       return h(
         'li',
         { class: `progress__item progress__item--${state}`, 'aria-current': state === 'current' ? 'step' : null },
         stepTitle(kind, view.signer.sign_type),
-        h('span', { class: 'visually-hidden' }, state === 'done' ? ' (done)' : state === 'current' ? ' (current step)' : ''),
+        h(
+          'span',
+          { class: 'visually-hidden' },
+          state === 'done' ? ` ${t('page.progress_done')}` : state === 'current' ? ` ${t('page.progress_current')}` : '',
+        ),
       );
     }),
   );
@@ -153,8 +155,7 @@ function progressOf(view, current) {
 /** The phone's action bar names the current step; its arrow is decoration, and the name says where it goes. */
 function labelActionBar(title) {
   layout.actionButton.replaceChildren(
-    title,
-    h('span', { class: 'visually-hidden' }, ': go to the signing steps'),
+    ...tParts('page.action_bar', { step: title }, { hidden: (children) => h('span', { class: 'visually-hidden' }, children) }),
     h('span', { 'aria-hidden': 'true' }, ' ↓'),
   );
 }
@@ -238,39 +239,31 @@ function changeFieldsButton(view, current) {
   return h(
     'button',
     { type: 'button', class: 'button button--secondary change-fields', on: { click: back } },
-    'Change the fields',
+    t('page.change_fields'),
   );
 }
 
 function confirmFields(view) {
   fieldsConfirmed = true;
-  announce('Fields saved.');
+  announce(t('page.fields_saved'));
   load({ view });
 }
 
 function showWaiting(view, { focus, message }) {
   leaveCurrentStep();
   const turn = view.whose_turn;
-  const check = h('button', { type: 'button', class: 'button button--secondary' }, 'Check again');
+  const check = h('button', { type: 'button', class: 'button button--secondary' }, t('page.check_again'));
   check.addEventListener('click', () => load());
-  const heading = h('h2', { class: 'step-title', id: 'step-heading', tabindex: '-1' }, 'Not your turn yet');
-  labelActionBar('Not your turn yet');
+  const heading = h('h2', { class: 'step-title', id: 'step-heading', tabindex: '-1' }, t('page.not_your_turn'));
+  labelActionBar(t('page.not_your_turn'));
   layout.panel.replaceChildren(
     noticeOf(message) ?? '',
     h(
       'div',
       { class: 'step', dataset: { step: 'waiting' } },
       heading,
-      h(
-        'p',
-        { class: 'whose-turn' },
-        turn ? `It is ${turn.full_name}’s turn to sign.` : 'Another signer has to sign before you.',
-      ),
-      h(
-        'p',
-        {},
-        'Signers sign one after the other. Open this link again once it is your turn; you can read the document meanwhile.',
-      ),
+      h('p', { class: 'whose-turn' }, t('page.whose_turn', { who: turn ? 'named' : 'other', name: turn?.full_name ?? '' })),
+      h('p', {}, t('page.one_after_another')),
       check,
     ),
     declineSection(() => load()),
@@ -287,8 +280,8 @@ function finishSigning(view) {
     messageScreen({
       screenName: 'redirecting',
       tone: 'success',
-      title: 'You have signed the document',
-      paragraphs: ['Taking you back to the sender’s site…'],
+      title: t('page.redirect_title'),
+      paragraphs: [t('page.redirect_text')],
     });
     location.assign(target);
     return;
@@ -339,7 +332,7 @@ async function load({ message, view: known } = {}) {
   const first = !layout;
   observe(view);
   applyBranding(view.session);
-  document.title = `Sign ${view.session.filename} – ${brandOf(view.session).name}`;
+  document.title = t('page.document_title', { filename: view.session.filename, brand: brandOf(view.session).name });
   const { session, signer } = view;
 
   const ended = ['cancelled', 'expired', 'declined'].includes(session.status);

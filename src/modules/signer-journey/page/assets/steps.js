@@ -17,15 +17,20 @@ export { aadhaarSignStep, RETURN_PATH_KEY } from './steps/aadhaar.js';
 export { dscSignStep } from './steps/dsc.js';
 export { declineSection } from './steps/decline.js';
 
-const CHECK_TITLES = {
-  email: 'Verify email',
-  mobile: 'Verify mobile number',
-  location: 'Confirm location',
-  face: 'Photo check',
-  fields: 'Fill in the fields',
+import { t } from './i18n.js';
+
+/** The catalog's key of each step's title (read at render time: the catalog loads after the modules). */
+const STEP_TITLE_KEYS = {
+  email: 'page.step_email',
+  mobile: 'page.step_mobile',
+  location: 'page.step_location',
+  face: 'page.step_face',
+  fields: 'page.step_fields',
 };
 
 export function stepTitle(step, signType) {
-  if (step === 'sign') return signType === 'aadhaar' ? 'Sign with Aadhaar' : signType === 'dsc' ? 'Sign with your DSC' : 'Sign';
-  return CHECK_TITLES[step] ?? step;
+  if (step === 'sign') {
+    return t(signType === 'aadhaar' ? 'page.sign_aadhaar' : signType === 'dsc' ? 'page.sign_dsc' : 'page.sign');
+  }
+  return STEP_TITLE_KEYS[step] ? t(STEP_TITLE_KEYS[step]) : step;
 }

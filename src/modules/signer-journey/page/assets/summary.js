@@ -3,12 +3,14 @@
 
 import { formatDateTime, h } from './dom.js';
 import { requesterOf } from './branding.js';
+import { currentLocale, t } from './i18n.js';
 
-const SIGN_TYPE_TEXT = {
-  aadhaar: 'Aadhaar eSign',
-  suresign: 'Electronic signature',
-  pfx: 'Digital signature certificate of the sender',
-  dsc: 'Your Digital Signature Certificate (DSC token)',
+/** The catalog's key of each way of signing (read at render time: the catalog loads after the modules). */
+const SIGN_TYPE_KEYS = {
+  aadhaar: 'summary.sign_type_aadhaar',
+  suresign: 'summary.sign_type_suresign',
+  pfx: 'summary.sign_type_pfx',
+  dsc: 'summary.sign_type_dsc',
 };
 
 export function summaryOf(view) {
@@ -21,20 +23,25 @@ export function summaryOf(view) {
     element: h(
       'section',
       { class: 'summary', 'aria-labelledby': 'doc-title' },
-      h('p', { class: 'eyebrow' }, requester ? `${requester} asks you to sign` : 'You are asked to sign'),
+      h('p', { class: 'eyebrow' }, t('summary.asks_you', { who: requester ? 'named' : 'other', requester: requester ?? '' })),
       title,
       h(
         'dl',
         { class: 'facts' },
-        fact('Requested by', requester),
-        fact('Signing as', signer.full_name),
-        fact('Reason', signer.reason),
-        fact('How you sign', SIGN_TYPE_TEXT[signer.sign_type] ?? signer.sign_type),
+        fact(t('summary.requested_by'), requester),
+        fact(t('summary.signing_as'), signer.full_name),
+        fact(t('summary.reason'), signer.reason),
         fact(
-          'Signer',
-          session.signer_count > 1 ? `${(session.signer_idx ?? 0) + 1} of ${session.signer_count} is signing now` : null,
+          t('summary.how_you_sign'),
+          SIGN_TYPE_KEYS[signer.sign_type] ? t(SIGN_TYPE_KEYS[signer.sign_type]) : signer.sign_type,
         ),
-        fact('Link valid until', session.expires_at ? formatDateTime(session.expires_at) : null),
+        fact(
+          t('summary.signer'),
+          session.signer_count > 1
+            ? t('summary.signer_position', { position: (session.signer_idx ?? 0) + 1, count: session.signer_count })
+            : null,
+        ),
+        fact(t('summary.link_valid_until'), session.expires_at ? formatDateTime(session.expires_at) : null),
       ),
     ),
   };
@@ -42,9 +49,10 @@ export function summaryOf(view) {
 
 export function pagesText(fields) {
   const pages = [...new Set(fields.map((field) => field.page + 1))].sort((a, b) => a - b);
-  if (pages.length === 0) return 'Your signature is added to the document without a visible box.';
-  const list = pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.slice(0, -1).join(', ')} and ${pages.at(-1)}`;
-  return `Your signature will be placed on ${list}, in the outlined ${fields.length === 1 ? 'box' : 'boxes'}.`;
+  if (pages.length === 0) return t('summary.no_visible_box');
+  // The page numbers as the language lists them ("2, 3 and 5"): data, joined by Intl, not by translated pieces.
+  const list = new Intl.ListFormat(currentLocale(), { type: 'conjunction' }).format(pages.map(String));
+  return t('summary.placed_on', { pageCount: pages.length, pages: list, boxes: fields.length });
 }
 
 const ZOOMS = [1, 1.5, 2, 3];
@@ -56,9 +64,17 @@ const ZOOMS = [1, 1.5, 2, 3];
  */
 export function zoomControls(pages) {
   let index = 0;
-  const level = h('output', { class: 'zoom__level', 'aria-live': 'polite' }, '100%');
-  const out = h('button', { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': 'Zoom out' }, '−');
-  const into = h('button', { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': 'Zoom in' }, '+');
+  const level = h('output', { class: 'zoom__level', 'aria-live': 'polite' }, t('summary.zoom_level', { percent: 100 }));
+  const out = h(
+    'button',
+    { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': t('summary.zoom_out') },
+    '−',
+  );
+  const into = h(
+    'button',
+    { type: 'button', class: 'button button--secondary zoom__button', 'aria-label': t('summary.zoom_in') },
+    '+',
+  );
   const set = (next) => {
     index = Math.max(0, Math.min(ZOOMS.length - 1, next));
     pages.style.setProperty('--zoom', String(ZOOMS[index]));
@@ -66,7 +82,7 @@ export function zoomControls(pages) {
     // Zoomed, the list scrolls sideways: keyboard users reach it with Tab and scroll it with the arrow keys.
     if (index > 0) pages.setAttribute('tabindex', '0');
     else pages.removeAttribute('tabindex');
-    level.textContent = `${Math.round(ZOOMS[index] * 100)}%`;
+    level.textContent = t('summary.zoom_level', { percent: Math.round(ZOOMS[index] * 100) });
     out.setAttribute('aria-disabled', String(index === 0));
     into.setAttribute('aria-disabled', String(index === ZOOMS.length - 1));
     pages.redraw?.();
@@ -74,5 +90,5 @@ export function zoomControls(pages) {
   out.addEventListener('click', () => set(index - 1));
   into.addEventListener('click', () => set(index + 1));
   out.setAttribute('aria-disabled', 'true');
-  return h('div', { class: 'zoom', role: 'group', 'aria-label': 'Zoom the pages' }, out, level, into);
+  return h('div', { class: 'zoom', role: 'group', 'aria-label': t('summary.zoom_label') }, out, level, into);
 }

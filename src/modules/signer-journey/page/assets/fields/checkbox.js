@@ -1,6 +1,7 @@
 // A box to tick (Space toggles it); sent as true or false. A required one must be ticked (a consent).
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
 import { controlIdOf, describeInputs, labelText, messageSlots } from './common.js';
 
 export function draw(field) {
@@ -27,7 +28,7 @@ export function draw(field) {
     hintEl,
     errorEl,
     read: () => control.checked,
-    problem: () => (field.required && !control.checked ? 'Tick this box to continue.' : null),
+    problem: () => (field.required && !control.checked ? t('fields.tick_box') : null),
   };
   describeInputs(entry);
   return entry;

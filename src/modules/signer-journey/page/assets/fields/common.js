@@ -5,42 +5,50 @@
 // `read()` is the value to send (undefined: nothing to send), `problem()` the browser's own check of the rules.
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
 
+/** The label of a field the sender did not name, by its type: the key of its message. */
 const DEFAULT_LABELS = {
-  initials: 'Your initials',
-  text: 'Text',
-  number: 'Number',
-  date: 'Date',
-  checkbox: 'Tick to confirm',
-  radio: 'Choose one',
-  dropdown: 'Choose one',
-  name: 'Your full name',
-  email: 'Your email address',
-  seal: 'Company seal',
-  date_signed: 'Date of signing',
+  initials: 'fields.label_initials',
+  text: 'fields.label_text',
+  number: 'fields.label_number',
+  date: 'fields.label_date',
+  checkbox: 'fields.label_checkbox',
+  radio: 'fields.label_radio',
+  dropdown: 'fields.label_dropdown',
+  name: 'fields.label_name',
+  email: 'fields.label_email',
+  seal: 'fields.label_seal',
+  date_signed: 'fields.label_date_signed',
 };
 
-export const labelOf = (field) => field.label?.trim() || DEFAULT_LABELS[field.type] || 'Field';
+export const labelOf = (field) =>
+  field.label?.trim() || (DEFAULT_LABELS[field.type] ? t(DEFAULT_LABELS[field.type]) : t('fields.label_field'));
 
 /** The id of the field's first control (the document view's boxes focus it). */
 export const controlIdOf = (field) => `field-${field.field_id}`;
 
 /** The label's children: its text and, for a required field, the word saying so (not a colour or star alone). */
 export function labelText(field) {
-  return [labelOf(field), field.required ? h('span', { class: 'field-required' }, ' (required)') : null];
+  return [labelOf(field), field.required ? h('span', { class: 'field-required' }, ` ${t('fields.required_mark')}`) : null];
 }
+
+/** A rule's number as the sender set it (1000, not 1,000), for a message. */
+const figure = (value) => String(value);
 
 /** The hint under the label: the rules a signer can read before typing (length, range). */
 export function rulesHint(field) {
   const parts = [];
-  if (field.min_length && field.max_length) parts.push(`${field.min_length} to ${field.max_length} characters.`);
+  if (field.min_length && field.max_length)
+    parts.push(t('fields.hint_length_between', { min: field.min_length, max: field.max_length }));
   else if (field.max_length && field.input !== 'textarea' && field.max_length < 5000)
-    parts.push(`Up to ${field.max_length} characters.`);
-  else if (field.min_length) parts.push(`At least ${field.min_length} characters.`);
-  if (field.min !== null && field.max !== null) parts.push(`From ${field.min} to ${field.max}.`);
-  else if (field.min !== null) parts.push(`At least ${field.min}.`);
-  else if (field.max !== null) parts.push(`At most ${field.max}.`);
-  if (field.format === 'integer') parts.push('A whole number.');
+    parts.push(t('fields.hint_length_max', { max: field.max_length }));
+  else if (field.min_length) parts.push(t('fields.hint_length_min', { min: field.min_length }));
+  if (field.min !== null && field.max !== null)
+    parts.push(t('fields.hint_range', { min: figure(field.min), max: figure(field.max) }));
+  else if (field.min !== null) parts.push(t('fields.hint_min', { min: figure(field.min) }));
+  else if (field.max !== null) parts.push(t('fields.hint_max', { max: figure(field.max) }));
+  if (field.format === 'integer') parts.push(t('fields.hint_integer'));
   return parts.join(' ');
 }
 
@@ -103,8 +111,9 @@ export function labelledEntry(field, control, { read, problem }) {
 /** Nothing typed (spaces count as nothing: the service trims). */
 export const isBlank = (value) => value.trim() === '';
 
-export const REQUIRED_TEXT = 'Fill in this field.';
+/** What a required field left blank says. */
+export const requiredText = () => t('fields.required');
 
 /** A blank value is a problem only when the field is required; otherwise the kind's rule judges it. */
 export const typedProblem = (field, value, rule) =>
-  isBlank(value) ? (field.required ? REQUIRED_TEXT : null) : rule(field, value.trim());
+  isBlank(value) ? (field.required ? requiredText() : null) : rule(field, value.trim());

@@ -3,9 +3,11 @@
 
 import { postBytes, describeError } from '../api.js';
 import { announce, h } from '../dom.js';
+import { t } from '../i18n.js';
 import { clearEntryError, controlIdOf, describeInputs, labelText, messageSlots, showEntryError } from './common.js';
 
-const MAX_BYTES = 2 * 1024 * 1024;
+const MAX_MEGABYTES = 2;
+const MAX_BYTES = MAX_MEGABYTES * 1024 * 1024;
 const TYPES = ['image/jpeg', 'image/png'];
 
 export function draw(field, env) {
@@ -17,12 +19,8 @@ export function draw(field, env) {
     accept: TYPES.join(','),
     'aria-required': field.required ? 'true' : null,
   });
-  const { hintEl, errorEl } = messageSlots(id, 'A JPEG or PNG image, up to 2 MB. It is uploaded when you choose it.');
-  const status = h(
-    'p',
-    { class: 'hint', role: 'status' },
-    field.value ? 'An image is applied. Choose another to replace it.' : '',
-  );
+  const { hintEl, errorEl } = messageSlots(id, t('fields.image_hint', { megabytes: MAX_MEGABYTES }));
+  const status = h('p', { class: 'hint', role: 'status' }, field.value ? t('fields.image_applied') : '');
   const preview = h('img', { class: 'field-preview', alt: '', hidden: true });
   const wrapper = h(
     'div',
@@ -44,8 +42,8 @@ export function draw(field, env) {
     errorEl,
     read: () => undefined,
     problem: () => {
-      if (state.uploading) return 'Wait until the image is uploaded.';
-      return field.required && !state.uploaded ? 'Choose an image (JPEG or PNG).' : null;
+      if (state.uploading) return t('fields.image_wait');
+      return field.required && !state.uploaded ? t('fields.image_required') : null;
     },
   };
   describeInputs(entry);
@@ -62,21 +60,21 @@ async function upload(entry, file, { state, status, preview, env }) {
     showEntryError(entry, message);
     announce(message, { assertive: true });
   };
-  if (!TYPES.includes(file.type)) return refuse('Choose a JPEG or PNG image.');
-  if (file.size > MAX_BYTES) return refuse('The image is larger than 2 MB. Choose a smaller one.');
-  status.textContent = 'Uploading the image…';
+  if (!TYPES.includes(file.type)) return refuse(t('fields.image_type'));
+  if (file.size > MAX_BYTES) return refuse(t('fields.image_too_large', { megabytes: MAX_MEGABYTES }));
+  status.textContent = t('fields.image_uploading');
   try {
     await postBytes(entry.field.upload_path.replace(/^\/signer-api/, ''), file);
   } catch (error) {
-    status.textContent = state.uploaded ? 'The image applied before is kept.' : '';
+    status.textContent = state.uploaded ? t('fields.image_kept') : '';
     if (!env.failed(error)) refuse(describeError(error, { except: [] }));
     return;
   }
   state.uploaded = true;
   if (preview.src) URL.revokeObjectURL(preview.src);
   preview.src = URL.createObjectURL(file);
-  preview.alt = `Preview of ${file.name}`;
+  preview.alt = t('fields.image_preview_alt', { name: file.name });
   preview.hidden = false;
-  status.textContent = 'Image uploaded.';
-  announce('Image uploaded.');
+  status.textContent = t('fields.image_uploaded');
+  announce(t('fields.image_uploaded'));
 }

@@ -24,4 +24,5 @@ export function drawField(field, env) {
 /** A field the signer fills (read-only ones and the service's are only shown). */
 export const isFillable = (field) => !field.read_only && Boolean(CONTROLS[field.input]);
 
-export { clearEntryError, labelOf, showEntryError } from './common.js';
+export { clearEntryError, labelOf, requiredText, showEntryError } from './common.js';
+export { serviceValueProblem } from './rules.js';

@@ -1,6 +1,7 @@
 // A radio group: one of the sender's options. One Tab stop; the arrow keys move between options and choose.
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
 import { controlIdOf, describeInputs, initialOf, labelText, messageSlots } from './common.js';
 
 export function draw(field) {
@@ -52,8 +53,8 @@ export function draw(field) {
     read: chosen,
     problem: () => {
       const value = chosen();
-      if (value === '') return field.required ? 'Choose one of the options.' : null;
-      return field.options?.includes(value) ? null : 'Choose one of the options.';
+      if (value === '') return field.required ? t('fields.choose_option') : null;
+      return field.options?.includes(value) ? null : t('fields.choose_option');
     },
   };
   describeInputs(entry);

@@ -2,13 +2,14 @@
 // signing). Shown as text; it can take focus (the document's box leads here) but is not a control.
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
 import { controlIdOf, labelOf } from './common.js';
 
 function shownValue(field) {
-  if (field.input === null) return field.value ?? 'Filled in when you sign.';
-  if (field.input === 'image') return field.value ? 'An image the sender provided.' : 'No image.';
-  if (field.input === 'checkbox') return field.value === 'true' ? 'Ticked' : 'Not ticked';
-  return field.value ?? '(empty)';
+  if (field.input === null) return field.value ?? t('fields.filled_when_signing');
+  if (field.input === 'image') return field.value ? t('fields.image_from_sender') : t('fields.no_image');
+  if (field.input === 'checkbox') return field.value === 'true' ? t('fields.ticked') : t('fields.not_ticked');
+  return field.value ?? t('fields.empty');
 }
 
 export function draw(field) {

@@ -1,6 +1,7 @@
 // A dropdown: one of the sender's options, or none while the field is optional.
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
 import { initialOf, labelledEntry, typedProblem } from './common.js';
 import { optionProblem } from './rules.js';
 
@@ -9,12 +10,12 @@ export function draw(field) {
   const control = h(
     'select',
     {},
-    h('option', { value: '' }, 'Choose an option'),
+    h('option', { value: '' }, t('fields.choose_an_option')),
     (field.options ?? []).map((option) => h('option', { value: option, selected: option === initial }, option)),
   );
   return labelledEntry(field, control, {
     read: () => control.value,
     problem: () =>
-      control.value === '' && field.required ? 'Choose one of the options.' : typedProblem(field, control.value, optionProblem),
+      control.value === '' && field.required ? t('fields.choose_option') : typedProblem(field, control.value, optionProblem),
   });
 }

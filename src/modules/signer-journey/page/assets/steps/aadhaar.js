@@ -5,6 +5,7 @@ import { ApiError, getJson, postJson, sentence } from '../api.js';
 import { announce, busy, field, formatTime, h } from '../dom.js';
 import { consentForm, report } from './feedback.js';
 import { embedded } from '../embedded.js';
+import { t } from '../i18n.js';
 
 /** Where /sign/return finds this page again after the ESP: this tab's sessionStorage (the token stays out of URLs). */
 export const RETURN_PATH_KEY = 'esign.signerPath';
@@ -18,7 +19,7 @@ function attemptsLeftOf(signer) {
   return Number.isInteger(max) && Number.isInteger(used) ? Math.max(0, max - used) : null;
 }
 
-const attemptsText = (left) => (left === null ? '' : left === 1 ? 'You have 1 attempt left.' : `You have ${left} attempts left.`);
+const attemptsText = (left) => (left === null ? '' : t('aadhaar.attempts_left', { count: left }));
 
 /** What the polling compares: a change of any of these shows the page anew. */
 const espStateOf = (view) =>
@@ -47,13 +48,11 @@ export function aadhaarSignStep(ctx, view) {
  */
 function espInWindowStep(ctx, view, transaction) {
   const { heading, outcome } = espOutcomeOf(ctx, view, transaction);
-  const open = h('button', { type: 'button', class: 'button button--primary' }, 'Open Aadhaar eSign in a new window');
+  const open = h('button', { type: 'button', class: 'button button--primary' }, t('aadhaar.window_open'));
   const note = h('p', { class: 'hint', role: 'status' });
   open.addEventListener('click', () => {
     const opened = window.open(location.pathname, '_blank');
-    note.textContent = opened
-      ? 'Aadhaar eSign is open in another window. Finish there; this page updates by itself.'
-      : 'Your browser blocked the new window. Allow pop-ups for this site and choose the button again.';
+    note.textContent = opened ? t('aadhaar.window_opened') : t('aadhaar.window_blocked');
   });
   refreshOnEspChange(ctx, view);
   return h(
@@ -61,11 +60,7 @@ function espInWindowStep(ctx, view, transaction) {
     { class: 'step', dataset: { step: 'sign', esp: 'window' } },
     heading,
     outcome,
-    h(
-      'p',
-      {},
-      'The eSign Service Provider’s pages open in a window of their own. There you consent, enter your Aadhaar number and confirm with the one-time password (OTP) sent to the mobile number linked to it, or with your fingerprint.',
-    ),
+    h('p', {}, t('aadhaar.window_intro')),
     batchesNote(view),
     open,
     note,
@@ -84,25 +79,22 @@ function espOutcomeOf(ctx, view, transaction) {
   const cancelled = status === 'failed' && transaction.cancelled_by_signer === true;
   const heading = ctx.heading(
     cancelled
-      ? 'You cancelled Aadhaar eSign'
+      ? t('aadhaar.heading_cancelled')
       : status === 'failed'
-        ? 'Aadhaar eSign did not go through'
+        ? t('aadhaar.heading_failed')
         : status === 'expired'
-          ? 'Aadhaar eSign timed out'
-          : 'Sign with Aadhaar eSign',
+          ? t('aadhaar.heading_expired')
+          : t('aadhaar.heading'),
   );
   let outcome = null;
   if (cancelled) {
-    const text =
-      'You cancelled at the eSign Service Provider, so nothing was signed. Cancelling does not use up an attempt; you can start again.';
+    const text = t('aadhaar.cancelled');
     outcome = h('p', { class: 'notice esp-outcome', dataset: { espStatus: 'cancelled' } }, text);
     announce(text);
   } else if (again) {
-    const why =
-      status === 'failed'
-        ? sentence(transaction.error_message ?? '') || 'The eSign Service Provider could not sign the document.'
-        : 'The eSign Service Provider did not confirm your signature in time.';
-    const text = [why, attemptsText(attemptsLeftOf(view.signer)), 'You can try again.'].filter(Boolean).join(' ');
+    const why = status === 'failed' ? sentence(transaction.error_message ?? '') || t('aadhaar.failed') : t('aadhaar.expired');
+    // Whole sentences, each its own message: the ESP's reason (its own words, when it gave one), the attempts left.
+    const text = [why, attemptsText(attemptsLeftOf(view.signer)), t('aadhaar.can_try_again')].filter(Boolean).join(' ');
     outcome = h('p', { class: 'action-error esp-outcome', dataset: { espStatus: status } }, text);
     announce(text, { assertive: true });
   }
@@ -112,8 +104,8 @@ function espOutcomeOf(ctx, view, transaction) {
 /** A batch signed and held: the next one is to be authenticated; nothing is added to the documents until the last. */
 function heldOutcomeOf(ctx, view, transaction) {
   const batch = transaction.batch ?? { number: 1, of: view.signer.esp_batches ?? 2 };
-  const heading = ctx.heading(`Batch ${batch.number + 1} of ${batch.of}: sign the next documents`);
-  const text = `The eSign Service Provider signed batch ${batch.number} of ${batch.of}. Authenticate once more for the next batch; your signature is added to all your documents together when the last batch is signed.`;
+  const heading = ctx.heading(t('aadhaar.heading_held', { next: batch.number + 1, total: batch.of }));
+  const text = t('aadhaar.held', { number: batch.number, total: batch.of });
   const outcome = h('p', { class: 'notice esp-outcome', dataset: { espStatus: 'held' } }, text);
   announce(text);
   return { status: 'held', again: false, cancelled: false, heading, outcome };
@@ -127,7 +119,7 @@ function batchesNote(view) {
   return h(
     'p',
     { class: 'hint esp-batches', dataset: { espBatches: String(batches) } },
-    `You sign ${count} documents. The eSign Service Provider signs at most five at a time, so you authenticate ${batches} times, once per batch. Nothing is signed until every batch is done.`,
+    t('aadhaar.batches', { count, batches }),
   );
 }
 
@@ -137,14 +129,11 @@ function batchesNote(view) {
  */
 function espStartStep(ctx, view, transaction, { restart = false, espUnreachable = false } = {}) {
   const { status, again, cancelled, heading, outcome } = espOutcomeOf(ctx, view, transaction);
-  const intro = h(
-    'p',
-    {},
-    'You continue on the website of the eSign Service Provider, in this tab. There you enter your Aadhaar number and confirm with the one-time password (OTP) sent to the mobile number linked to it, or with your fingerprint. The provider then signs the document in your name and brings you back here.',
-  );
+  const intro = h('p', {}, t('aadhaar.intro'));
+  // The consent the eSign API requires before the ESP authenticates the signer: its words are reviewed text.
   const consent = field({
-    label: 'I agree to authenticate with Aadhaar and to sign this document through the eSign Service Provider.',
-    hint: 'You type your Aadhaar number on the provider’s page only; this site does not see it.',
+    label: t('aadhaar.consent'),
+    hint: t('aadhaar.consent_hint'),
     name: 'consent',
     control: 'checkbox',
   });
@@ -152,15 +141,15 @@ function espStartStep(ctx, view, transaction, { restart = false, espUnreachable 
     'button',
     { type: 'submit', class: 'button button--primary' },
     cancelled
-      ? 'Start again'
+      ? t('aadhaar.start_again')
       : again
-        ? 'Try again'
+        ? t('aadhaar.try_again')
         : status === 'held'
-          ? 'Continue to the next batch'
-          : 'Continue to Aadhaar eSign',
+          ? t('aadhaar.continue_next_batch')
+          : t('aadhaar.continue'),
   );
   const form = consentForm(consent, submit, (error) =>
-    busy(submit, 'Opening Aadhaar eSign…', () => startAtEsp(ctx, { consent, submit, error, restart, espUnreachable })),
+    busy(submit, t('aadhaar.opening'), () => startAtEsp(ctx, { consent, submit, error, restart, espUnreachable })),
   );
   return h(
     'div',
@@ -199,7 +188,7 @@ async function startAtEsp(ctx, { consent, submit, error, restart, espUnreachable
   }
   const target = espTargetOf(started);
   if (!target) {
-    report(new ApiError(502, 'The eSign Service Provider could not be reached. Try again in a moment.'), error, submit);
+    report(new ApiError(502, t('aadhaar.unreachable')), error, submit);
     return;
   }
   try {
@@ -218,7 +207,7 @@ function passedOverNote(started) {
   return h(
     'p',
     { class: 'notice esp-failover', dataset: { espBackend: started.backend } },
-    `${names} did not answer, so you continue with ${started.backend.toUpperCase()}, another eSign Service Provider. No attempt was used.`,
+    t('aadhaar.failover', { count: passed.length, names, backend: started.backend.toUpperCase() }),
   );
 }
 
@@ -249,7 +238,7 @@ function espTargetOf(started) {
  * on the page; its button is there for when the automatic submission does not happen.
  */
 function espHandoffStep(ctx, target, note = null) {
-  const heading = ctx.heading('Opening Aadhaar eSign…');
+  const heading = ctx.heading(t('aadhaar.opening'));
   const form = h(
     'form',
     {
@@ -260,10 +249,10 @@ function espHandoffStep(ctx, target, note = null) {
       dataset: { esp: 'handoff' },
     },
     target.fields.map(([name, value]) => h('input', { type: 'hidden', name, value })),
-    h('p', {}, 'Taking you to the eSign Service Provider. If nothing happens, choose Continue.'),
-    h('button', { type: 'submit', class: 'button button--primary' }, 'Continue'),
+    h('p', {}, t('aadhaar.handoff')),
+    h('button', { type: 'submit', class: 'button button--primary' }, t('aadhaar.handoff_continue')),
   );
-  announce('Taking you to the eSign Service Provider…');
+  announce(t('aadhaar.handoff_announce'));
   // After the step is in the document (replaceStep appends it once this returns).
   setTimeout(() => {
     // The prototype's submit: a field named `submit` could not shadow it.
@@ -274,37 +263,31 @@ function espHandoffStep(ctx, target, note = null) {
 
 function espWaitingStep(ctx, view, transaction) {
   const pending = transaction.status === 'pending';
-  const heading = ctx.heading('Waiting for the eSign provider…');
-  const text = pending
-    ? 'The eSign Service Provider has not confirmed your signature yet. This page updates by itself as soon as it does.'
-    : 'The eSign Service Provider has signed. Your signature is being added to the document.';
+  const heading = ctx.heading(t('aadhaar.waiting_heading'));
+  const text = pending ? t('aadhaar.waiting_pending') : t('aadhaar.waiting_completed');
   let later = null;
   if (pending) {
     // The signer may have left the ESP's pages (the browser's Back button, a closed tab): they need not wait for the
     // transaction to time out.
     const closes = transaction.expires_at ? formatTime(transaction.expires_at) : '';
-    const restart = h('button', { type: 'button', class: 'button button--secondary' }, 'Start again');
+    const restart = h('button', { type: 'button', class: 'button button--secondary' }, t('aadhaar.start_again'));
     restart.addEventListener('click', () =>
       ctx.replaceStep(embedded ? espInWindowStep(ctx, view, null) : espStartStep(ctx, view, null, { restart: true })),
     );
     // The provider's pages never loaded (its site down): start again with the session's next provider, if any.
-    const elsewhere = h('button', { type: 'button', class: 'button button--secondary' }, 'The provider’s page did not open');
+    const elsewhere = h('button', { type: 'button', class: 'button button--secondary' }, t('aadhaar.provider_did_not_open'));
     elsewhere.addEventListener('click', () =>
       ctx.replaceStep(espStartStep(ctx, view, null, { restart: true, espUnreachable: true })),
     );
     later = h(
       'div',
       { class: 'esp-restart' },
-      h(
-        'p',
-        { class: 'hint' },
-        `Left the eSign provider’s pages before finishing? Start again; the earlier attempt is then closed and not counted.${closes ? ` Otherwise it stays open until ${closes}.` : ''}`,
-      ),
+      h('p', { class: 'hint' }, closes ? t('aadhaar.restart_hint_until', { time: closes }) : t('aadhaar.restart_hint')),
       restart,
       embedded ? null : elsewhere,
     );
   }
-  announce(pending ? 'Waiting for the eSign provider.' : text);
+  announce(pending ? t('aadhaar.waiting_announce') : text);
 
   refreshOnEspChange(ctx, view);
   return h(

@@ -2,19 +2,17 @@
 
 import { ApiError, postJson } from '../api.js';
 import { busy, h } from '../dom.js';
+import { t } from '../i18n.js';
 import { consentField, consentForm, report } from './feedback.js';
 
 /** suresign and pfx: consent, then one request. */
 export function consentSignStep(ctx, view) {
-  const heading = ctx.heading('Sign the document');
-  const how =
-    view.signer.sign_type === 'pfx'
-      ? 'The document is signed with the sender’s digital signing certificate on your behalf; your consent and the time are recorded in the signature.'
-      : 'Your electronic signature is applied with a document-signing certificate; your name and the time are recorded in the signature.';
-  const consent = consentField('I have read the document and I agree to sign it electronically.');
-  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign the document');
+  const heading = ctx.heading(t('consent.heading'));
+  const how = view.signer.sign_type === 'pfx' ? t('consent.how_pfx') : t('consent.how_suresign');
+  const consent = consentField(t('consent.label'));
+  const submit = h('button', { type: 'submit', class: 'button button--primary' }, t('consent.submit'));
   const form = consentForm(consent, submit, (error) =>
-    busy(submit, 'Signing…', async () => {
+    busy(submit, t('consent.signing'), async () => {
       try {
         ctx.signed(await postJson('/sign', { consent: true }));
       } catch (failure) {

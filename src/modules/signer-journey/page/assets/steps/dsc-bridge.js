@@ -2,6 +2,8 @@
 // in <meta name="dsc-bridge">, answering this site's origin only. Its JSON calls (status, certificates, a sign request
 // and its long poll), and what the page reads from the certificates it lists.
 
+import { t } from '../i18n.js';
+
 /** A bridge that runs answers /v1/status at once; more than this and the page says it is not running. */
 const STATUS_TIMEOUT_MS = 4000;
 /** Listing reads every token, which a slow driver may take some seconds for. */
@@ -66,7 +68,7 @@ async function bridgeCall(base, path, { method = 'GET', json, timeoutMs, signal 
       signal: AbortSignal.any(signals),
     });
   } catch {
-    throw new BridgeError(signal?.aborted ? 'aborted' : 'unreachable', 'The DSC bridge did not answer.');
+    throw new BridgeError(signal?.aborted ? 'aborted' : 'unreachable', t('dsc.bridge.no_answer'));
   }
   let body = null;
   try {
@@ -75,9 +77,10 @@ async function bridgeCall(base, path, { method = 'GET', json, timeoutMs, signal 
     // Not JSON: judged by the status alone.
   }
   if (!response.ok || !body || typeof body !== 'object') {
+    // The bridge's own words (English: it is a program of its own) when it gave them, else the page's.
     throw new BridgeError(
       body?.error?.code ?? `http_${response.status}`,
-      body?.error?.message ?? `The DSC bridge answered ${response.status}.`,
+      body?.error?.message ?? t('dsc.bridge.answered', { status: String(response.status) }),
       response.status,
     );
   }
@@ -106,7 +109,7 @@ export async function requestSignature(base, certificate, document, signal) {
   });
   const approveUrl = httpUrl(created.approve_url);
   if (!approveUrl || typeof created.request_id !== 'string')
-    throw new BridgeError('invalid_answer', 'The DSC bridge gave no approval page.');
+    throw new BridgeError('invalid_answer', t('dsc.bridge.no_approval_page'));
   return { requestId: created.request_id, approveUrl };
 }
 

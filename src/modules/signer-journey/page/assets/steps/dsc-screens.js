@@ -3,51 +3,61 @@
 
 import { describeError, sentence } from '../api.js';
 import { announce, formatDateTime, h } from '../dom.js';
+import { t, tParts } from '../i18n.js';
 import { holderOf, issuerOf } from './dsc-bridge.js';
 
-/** Why the service refused the certificate, in the signer's words; the service's own problem text follows. */
+/**
+ * Why the service refused the certificate, in the signer's words (a function: the message is looked up when it is
+ * said, once the catalog is loaded); the service's own problem text follows.
+ */
 const REFUSALS = {
-  dsc_untrusted: 'This certificate was not issued by a Certifying Authority that this service trusts.',
-  dsc_expired: 'This certificate is not valid today (it has expired, or is not valid yet).',
-  dsc_no_non_repudiation: 'This certificate is not meant for signing documents (it lacks the non-repudiation use).',
-  dsc_revoked: 'This certificate has been revoked by its Certifying Authority.',
-  dsc_name_mismatch: 'The name on this certificate does not match the name you were asked to sign as.',
-  dsc_not_pinned: 'The sender asked you to sign with a different certificate.',
-  dsc_certificate_invalid: 'This certificate could not be read.',
-  dsc_revocation_unavailable:
-    'The Certifying Authority could not be asked whether this certificate is still valid. Try again in a moment.',
-  dsc_signature_invalid: 'The token’s signature does not match the certificate you chose, so nothing was signed.',
+  dsc_untrusted: () => t('dsc.refused.untrusted'),
+  dsc_expired: () => t('dsc.refused.expired'),
+  dsc_no_non_repudiation: () => t('dsc.refused.no_non_repudiation'),
+  dsc_revoked: () => t('dsc.refused.revoked'),
+  dsc_name_mismatch: () => t('dsc.refused.name_mismatch'),
+  dsc_not_pinned: () => t('dsc.refused.not_pinned'),
+  dsc_certificate_invalid: () => t('dsc.refused.certificate_invalid'),
+  dsc_revocation_unavailable: () => t('dsc.refused.revocation_unavailable'),
+  dsc_signature_invalid: () => t('dsc.refused.signature_invalid'),
 };
 
 /** A refusal of an earlier visit's transaction, said over the certificates when the signer comes back. */
-export const EARLIER_SIGNATURE_INVALID = REFUSALS.dsc_signature_invalid;
+export const earlierSignatureInvalid = () => REFUSALS.dsc_signature_invalid();
 
-/** Why the bridge did not sign, and what to do about it. */
+/** Why the bridge did not sign, and what to do about it: the bridge's code -> its title and text. */
 const BRIDGE_REFUSALS = {
   cancelled: {
-    title: 'You cancelled in the DSC bridge',
-    text: 'You chose Cancel in the DSC bridge, so nothing was signed. Cancelling does not use up an attempt.',
+    title: () => t('dsc.bridge_refused.cancelled_title'),
+    text: () => t('dsc.bridge_refused.cancelled'),
   },
   token_removed: {
-    title: 'The token was removed',
-    text: 'The token was unplugged before it signed, so nothing was signed: plug it in again and try again.',
+    title: () => t('dsc.bridge_refused.token_removed_title'),
+    text: () => t('dsc.bridge_refused.token_removed'),
   },
   pin_locked: {
-    title: 'Your token is locked',
-    text: 'Your token is locked after too many wrong PINs, so nothing was signed. Unlock it with your token vendor’s tool (it needs the admin or SO PIN) or ask your Certifying Authority, then try again.',
+    title: () => t('dsc.bridge_refused.pin_locked_title'),
+    text: () => t('dsc.bridge_refused.pin_locked'),
   },
   key_not_found: {
-    title: 'No key for this certificate',
-    text: 'The token holds no private key for this certificate, so nothing was signed. Choose another certificate, or ask your Certifying Authority.',
+    title: () => t('dsc.bridge_refused.key_not_found_title'),
+    text: () => t('dsc.bridge_refused.key_not_found'),
   },
   expired: {
-    title: 'The request in the bridge timed out',
-    text: 'The DSC bridge waits five minutes for your PIN; nothing was signed in time. Try again.',
+    title: () => t('dsc.bridge_refused.expired_title'),
+    text: () => t('dsc.bridge_refused.expired'),
   },
 };
 
-const attemptsText = (left) =>
-  Number.isInteger(left) ? (left === 1 ? 'You have 1 attempt left.' : `You have ${left} attempts left.`) : '';
+/** The bridge's refusals of the request itself: its code -> the message. */
+const BRIDGE_PROBLEMS = {
+  certificate_not_found: () => t('dsc.bridge_problem.certificate_not_found'),
+  request_not_found: () => t('dsc.bridge_problem.request_not_found'),
+  too_many_requests: () => t('dsc.bridge_problem.too_many_requests'),
+  unreachable: () => t('dsc.bridge_problem.unreachable'),
+};
+
+const attemptsText = (left) => (Number.isInteger(left) ? t('dsc.attempts_left', { count: left }) : '');
 
 /** The service's refusal of a certificate (or of a signature) in the signer's words, its problem, the attempts left. */
 export function refusalText(failure, attemptsLeft = null) {
@@ -56,9 +66,9 @@ export function refusalText(failure, attemptsLeft = null) {
     / \(\d+ attempt\(s\) left\)$/,
     '',
   );
-  return [REFUSALS[failure.code] ?? describeError(failure), problem ? sentence(problem) : '', attemptsText(attemptsLeft)]
-    .filter(Boolean)
-    .join(' ');
+  // Whole sentences, each its own message (the problem in the service's words).
+  const reason = Object.hasOwn(REFUSALS, failure.code ?? '') ? REFUSALS[failure.code]() : describeError(failure);
+  return [reason, problem ? sentence(problem) : '', attemptsText(attemptsLeft)].filter(Boolean).join(' ');
 }
 
 export const isDscRefusal = (failure) => Object.hasOwn(REFUSALS, failure?.code ?? '');
@@ -73,14 +83,14 @@ const newTabLink = (href, text, props = {}) =>
     'a',
     { href, target: '_blank', rel: 'noopener', ...props },
     text,
-    h('span', { class: 'visually-hidden' }, ' (opens in a new tab)'),
+    h('span', { class: 'visually-hidden' }, ` ${t('dsc.opens_in_new_tab')}`),
   );
 
 export const lookingScreen = () => ({
   state: 'looking',
-  title: 'Sign with your DSC token',
-  children: [waitingLine('Looking for the DSC bridge on this computer…')],
-  message: 'Looking for the DSC bridge on this computer.',
+  title: t('dsc.heading'),
+  children: [waitingLine(t('dsc.looking'))],
+  message: t('dsc.looking_announce'),
 });
 
 export function noBridgeScreen(settings, retry) {
@@ -90,37 +100,26 @@ export function noBridgeScreen(settings, retry) {
     h(
       'li',
       {},
-      settings.download ? h('a', { href: settings.download }, 'Download the DSC bridge') : 'Get the DSC bridge',
-      ' and install it on this computer (once).',
+      settings.download
+        ? tParts('dsc.howto_download', {}, { link: (children) => h('a', { href: settings.download }, children) })
+        : t('dsc.howto_get'),
     ),
-    h('li', {}, 'Start it, with your token plugged in.'),
-    h('li', {}, 'Then choose Try again below.'),
+    h('li', {}, t('dsc.howto_start')),
+    h('li', {}, t('dsc.howto_try_again')),
   );
   return {
     state: 'no-bridge',
-    title: 'The DSC bridge is not running on this computer',
+    title: t('dsc.no_bridge_title'),
     children: [
-      problemLine('The DSC bridge is not running on this computer, so this page cannot reach your token.'),
-      h(
-        'p',
-        {},
-        'To sign with the Digital Signature Certificate on your USB token, a small program, the DSC bridge, has to run on this computer. Your token’s PIN is typed in the bridge, never on this page.',
-      ),
+      problemLine(t('dsc.no_bridge')),
+      h('p', {}, t('dsc.no_bridge_why')),
       steps,
-      settings.help ? h('p', {}, newTabLink(settings.help, 'How to install and start the DSC bridge')) : null,
-      h(
-        'p',
-        { class: 'hint' },
-        'If your browser asks whether this site may look for and connect to devices on your local network, allow it: the bridge runs on this computer.',
-      ),
-      h(
-        'p',
-        { class: 'hint' },
-        `Already running? Then it was started for another site: start it again with --origin ${location.origin}.`,
-      ),
+      settings.help ? h('p', {}, newTabLink(settings.help, t('dsc.howto_help'))) : null,
+      h('p', { class: 'hint' }, t('dsc.local_network')),
+      h('p', { class: 'hint' }, t('dsc.other_origin', { origin: location.origin })),
       actions(retry),
     ],
-    message: 'The DSC bridge is not running on this computer. Start it, then choose Try again.',
+    message: t('dsc.no_bridge_announce'),
     assertive: true,
   };
 }
@@ -131,76 +130,85 @@ export function noTokenScreen(status, certificates, retry) {
   const tokens = Array.isArray(status?.tokens) ? status.tokens : [];
   const unloaded = modules.filter((module) => module && module.loaded === false);
   const seen = tokens.map((token) => `“${token.label}”`).join(', ');
-  const error = unloaded[0]?.error ? ` (${sentence(unloaded[0].error).replace(/\.$/, '')})` : '';
+  // The driver's own words (the bridge's, in English), when it gave them.
+  const error = unloaded[0]?.error ? sentence(unloaded[0].error).replace(/\.$/, '') : '';
+  const paths = unloaded.map((m) => m.path).join(', ');
   return {
     state: 'no-token',
-    title: 'No token found',
+    title: t('dsc.no_token_title'),
     children: [
-      problemLine('No token found: plug in your DSC token (and check its driver is installed).'),
+      problemLine(t('dsc.no_token')),
       unloaded.length
         ? h(
             'p',
             { class: 'hint' },
-            `The bridge could not load the token driver ${unloaded.map((m) => m.path).join(', ')}${error}.`,
+            error ? t('dsc.driver_not_loaded_because', { paths, error }) : t('dsc.driver_not_loaded', { paths }),
           )
         : null,
       tokens.length
         ? h(
             'p',
             { class: 'hint' },
-            certificates.length
-              ? `The bridge sees ${seen}, but only Certifying Authority certificates on it, no certificate of yours.`
-              : `The bridge sees ${seen}, but no certificate on it.`,
+            certificates.length ? t('dsc.tokens_ca_only', { tokens: seen }) : t('dsc.tokens_empty', { tokens: seen }),
           )
         : null,
-      h('p', {}, 'Then choose Try again.'),
+      h('p', {}, t('dsc.then_try_again')),
       actions(retry),
     ],
-    message: 'No token found: plug in your DSC token, then choose Try again.',
+    message: t('dsc.no_token_announce'),
     assertive: true,
   };
 }
 
-export const requestingScreen = (which) => ({
+/**
+ * The document asked for, `{ name, number, total }` (number: from 1), in a sentence of its own: one message for a
+ * single document, another naming which of several it is.
+ */
+const requestingText = ({ name, number, total }) =>
+  total > 1 ? t('dsc.requesting_of', { name, number, total }) : t('dsc.requesting', { name });
+const approveText = ({ name, number, total }) =>
+  total > 1 ? t('dsc.approve_of', { name, number, total }) : t('dsc.approve', { name });
+
+export const requestingScreen = (document) => ({
   state: 'requesting',
-  title: 'Approve in the DSC bridge',
-  children: [waitingLine(`Asking the DSC bridge to sign ${which}…`)],
-  message: 'Asking the DSC bridge to sign.',
+  title: t('dsc.approve_title'),
+  children: [waitingLine(requestingText(document))],
+  message: t('dsc.requesting_announce'),
 });
 
 /** The request is in the bridge: the signer opens its page (a link: a window opened by script after a wait is blocked). */
-export function approveScreen({ which, index, count, approveUrl, requestId, stop }) {
+export function approveScreen({ document, approveUrl, requestId, stop }) {
   return {
     state: 'approve',
-    title: count > 1 ? `Approve document ${index + 1} of ${count} in the DSC bridge` : 'Approve in the DSC bridge',
+    title:
+      document.total > 1 ? t('dsc.approve_title_of', { number: document.number, total: document.total }) : t('dsc.approve_title'),
     children: [
-      h('p', { class: 'notice dsc-instruction' }, h('strong', {}, 'Enter your token PIN in the bridge window.')),
-      h(
-        'p',
-        {},
-        `Open the DSC bridge with the button below: its own page opens in a new tab and asks you to sign ${which}. Check what it shows, type your token’s PIN there and choose Sign. This page carries on by itself.`,
-      ),
+      h('p', { class: 'notice dsc-instruction' }, h('strong', {}, t('dsc.enter_pin'))),
+      h('p', {}, approveText(document)),
       actions(
-        newTabLink(approveUrl, 'Open the DSC bridge to enter your PIN', {
+        newTabLink(approveUrl, t('dsc.open_bridge'), {
           class: 'button button--primary dsc-approve-link',
           dataset: { request: requestId },
         }),
       ),
-      waitingLine('Waiting for you to approve in the bridge…'),
+      waitingLine(t('dsc.waiting_approval')),
       actions(stop),
     ],
-    message: 'Enter your token PIN in the bridge window: open the DSC bridge with the button on this page.',
+    message: t('dsc.approve_announce'),
   };
 }
 
 /** The bridge's answer when it did not sign: cancelled, token removed, PIN locked, no key, timed out. */
 export function bridgeRefusalScreen(answer, retry) {
   const code = answer.status === 'expired' ? 'expired' : (answer.error?.code ?? '');
-  const known = BRIDGE_REFUSALS[code];
-  const text = known?.text ?? `${sentence(answer.error?.message ?? '') || 'The DSC bridge did not sign.'} Nothing was signed.`;
+  const known = Object.hasOwn(BRIDGE_REFUSALS, code) ? BRIDGE_REFUSALS[code] : null;
+  // Unknown: the bridge's own words (English), else the page's; then a sentence of the page's.
+  const text = known
+    ? known.text()
+    : `${sentence(answer.error?.message ?? '') || t('dsc.bridge_did_not_sign')} ${t('dsc.nothing_signed')}`;
   return {
     state: 'refused',
-    title: known?.title ?? 'The token did not sign',
+    title: known ? known.title() : t('dsc.token_did_not_sign'),
     // The signer's own Cancel is no problem: said as a notice, as Aadhaar's is.
     children: [
       code === 'cancelled'
@@ -208,24 +216,20 @@ export function bridgeRefusalScreen(answer, retry) {
         : problemLine(text, { bridgeCode: code || 'unknown' }),
       actions(retry),
     ],
-    message: `${text} You can try again.`,
+    message: `${text} ${t('dsc.can_try_again')}`,
     assertive: true,
   };
 }
 
 /** The bridge went away or refused the request itself. */
 export function bridgeProblemScreen(error, retry) {
-  const texts = {
-    certificate_not_found: 'The token with this certificate is no longer plugged in: plug it in again and try again.',
-    request_not_found: 'The DSC bridge no longer knows this request (was it restarted?). Nothing was signed; try again.',
-    too_many_requests: 'The DSC bridge has too many requests waiting. Wait a moment and try again.',
-    unreachable: 'The DSC bridge stopped answering. Check that it still runs, then try again. Nothing was signed.',
-  };
-  const text =
-    texts[error?.code] ?? `${sentence(error?.message ?? '') || 'The DSC bridge did not sign.'} Nothing was signed; try again.`;
+  const code = error?.code ?? '';
+  const text = Object.hasOwn(BRIDGE_PROBLEMS, code)
+    ? BRIDGE_PROBLEMS[code]()
+    : `${sentence(error?.message ?? '') || t('dsc.bridge_did_not_sign')} ${t('dsc.nothing_signed_try_again')}`;
   return {
     state: 'bridge-problem',
-    title: 'The DSC bridge did not sign',
+    title: t('dsc.bridge_problem_title'),
     children: [problemLine(text, { bridgeCode: error?.code ?? 'unknown' }), actions(retry)],
     message: text,
     assertive: true,
@@ -234,14 +238,14 @@ export function bridgeProblemScreen(error, retry) {
 
 export const completingScreen = () => ({
   state: 'completing',
-  title: 'Adding your signature',
-  children: [waitingLine('Your token has signed. Your signature is being added to the document…')],
-  message: 'Your token has signed. Adding your signature to the document.',
+  title: t('dsc.completing_title'),
+  children: [waitingLine(t('dsc.completing'))],
+  message: t('dsc.completing_announce'),
 });
 
 export const completionRefusedScreen = (text, retry) => ({
   state: 'refused',
-  title: 'Your signature could not be added',
+  title: t('dsc.completion_refused_title'),
   children: [problemLine(text), actions(retry)],
   message: text,
   assertive: true,
@@ -260,10 +264,10 @@ function certificateRow(certificate, index, checked) {
   });
   const until = formatDateTime(certificate.not_after);
   const validity = certificate.validNow
-    ? `Valid until ${until}`
+    ? t('dsc.valid_until', { date: until })
     : new Date(certificate.not_after).getTime() < Date.now()
-      ? `Expired on ${until}`
-      : `Not valid yet (from ${formatDateTime(certificate.not_before)})`;
+      ? t('dsc.expired_on', { date: until })
+      : t('dsc.not_valid_yet', { date: formatDateTime(certificate.not_before) });
   const label = h(
     'label',
     { for: id, class: 'dsc-certificate__label' },
@@ -271,9 +275,9 @@ function certificateRow(certificate, index, checked) {
     h(
       'span',
       { class: 'dsc-certificate__details', id: `${id}-details` },
-      h('span', {}, `Issued by ${issuerOf(certificate)}`),
+      h('span', {}, t('dsc.issued_by', { issuer: issuerOf(certificate) })),
       h('span', { class: certificate.validNow ? null : 'dsc-certificate__invalid' }, validity),
-      h('span', {}, `Token: ${certificate.token_label || 'unnamed token'}`),
+      h('span', {}, certificate.token_label ? t('dsc.token', { label: certificate.token_label }) : t('dsc.token_unnamed')),
     ),
   );
   return { certificate, input, row: h('div', { class: 'checkbox-row dsc-certificate' }, input, label) };
@@ -290,7 +294,7 @@ export function certificateChoice(certificates, chosenId) {
   const wrapper = h(
     'fieldset',
     { class: 'field field--radio dsc-certificates' },
-    h('legend', {}, certificates.length === 1 ? 'Certificate to sign with' : 'Choose the certificate to sign with'),
+    h('legend', {}, certificates.length === 1 ? t('dsc.certificate_legend') : t('dsc.certificate_legend_choose')),
     errorEl,
     h(
       'div',
@@ -313,12 +317,12 @@ export function certificateChoice(certificates, chosenId) {
     mark(null);
     const certificate = chosen();
     let message = null;
-    if (!certificate) message = 'Choose the certificate to sign with.';
+    if (!certificate) message = t('dsc.choose_certificate');
     else if (!certificate.validNow)
       message =
         new Date(certificate.not_after).getTime() < Date.now()
-          ? `This certificate expired on ${formatDateTime(certificate.not_after)}: choose another one, or renew it with your Certifying Authority.`
-          : 'This certificate is not valid yet: choose another one.';
+          ? t('dsc.certificate_expired', { date: formatDateTime(certificate.not_after) })
+          : t('dsc.certificate_not_valid_yet');
     if (!message) return true;
     mark(message);
     announce(message, { assertive: true });

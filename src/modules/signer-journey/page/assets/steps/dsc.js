@@ -6,6 +6,7 @@
 
 import { ApiError, describeError, getJson, postJson } from '../api.js';
 import { actionError, announce, busy, focusHeading, h } from '../dom.js';
+import { t } from '../i18n.js';
 import { consentField, report, requireConsent } from './feedback.js';
 import {
   BridgeError,
@@ -23,7 +24,7 @@ import {
   certificateChoice,
   completingScreen,
   completionRefusedScreen,
-  EARLIER_SIGNATURE_INVALID,
+  earlierSignatureInvalid,
   isDscRefusal,
   lookingScreen,
   noBridgeScreen,
@@ -38,7 +39,7 @@ import {
  * heading. `data-dsc` on the step names the state.
  */
 export function dscSignStep(ctx, view) {
-  const heading = ctx.heading('Sign with your DSC token');
+  const heading = ctx.heading(t('dsc.heading'));
   const body = h('div', { class: 'dsc-body' });
   const last = view.signer.dsc_transaction;
   const flow = {
@@ -53,7 +54,7 @@ export function dscSignStep(ctx, view) {
     /** The certificate chosen last, chosen again when the list comes back (Try again). */
     chosenId: null,
     /** A transaction of an earlier visit whose signature did not verify: said once, over the certificates. */
-    earlierNotice: last?.status === 'failed' && last.error_code === 'dsc_signature_invalid' ? EARLIER_SIGNATURE_INVALID : null,
+    earlierNotice: last?.status === 'failed' && last.error_code === 'dsc_signature_invalid' ? earlierSignatureInvalid() : null,
     /** The signer's attempts left as last seen, to tell a refusal that cost one from one that did not. */
     knownAttempts: Number.isInteger(view.signer.attempts_left) ? view.signer.attempts_left : null,
   };
@@ -81,7 +82,11 @@ function newRun(flow) {
 }
 
 const retryButton = (flow) =>
-  h('button', { type: 'button', class: 'button button--primary', on: { click: () => find(flow, { focus: true }) } }, 'Try again');
+  h(
+    'button',
+    { type: 'button', class: 'button button--primary', on: { click: () => find(flow, { focus: true }) } },
+    t('dsc.try_again'),
+  );
 
 /** Looks for the bridge and its certificates, and shows what it found. */
 async function find(flow, { focus = false } = {}) {
@@ -89,6 +94,7 @@ async function find(flow, { focus = false } = {}) {
   show(flow, lookingScreen(), { focus });
   let found;
   try {
+    // Not shown (the no-bridge screen is): the reason for whoever debugs it.
     if (!flow.settings.url) throw new BridgeError('unreachable', 'No DSC bridge address is configured.');
     found = await readBridge(flow.settings.url, signal);
   } catch {
@@ -106,14 +112,11 @@ function showCertificates(flow, certificates, all, { focus }) {
   newRun(flow);
   const notice = flow.earlierNotice;
   flow.earlierNotice = null;
-  const several = documentsSignedBy(flow.view) > 1;
+  // One document or several: the plural's `one` for one (or none listed), `other` for more.
+  const documents = Math.max(1, documentsSignedBy(flow.view));
   const group = certificateChoice(certificates, flow.chosenId);
-  const consent = consentField(
-    several
-      ? 'I have read the documents and I agree to sign them with this Digital Signature Certificate.'
-      : 'I have read the document and I agree to sign it with this Digital Signature Certificate.',
-  );
-  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign');
+  const consent = consentField(t('dsc.consent', { count: documents }));
+  const submit = h('button', { type: 'submit', class: 'button button--primary' }, t('dsc.sign'));
   const error = actionError();
   const form = h('form', { class: 'stack', novalidate: true }, group.wrapper, consent.wrapper, submit, error.el);
   form.addEventListener('submit', (event) => {
@@ -123,30 +126,26 @@ function showCertificates(flow, certificates, all, { focus }) {
     const chosen = group.chosen();
     flow.chosenId = chosen.id;
     if (!requireConsent(consent)) return;
-    busy(submit, 'Checking the certificate…', () => start(flow, chosen, all, { consent, submit, error }));
+    busy(submit, t('dsc.checking'), () => start(flow, chosen, all, { consent, submit, error }));
   });
   const again = h(
     'button',
     { type: 'button', class: 'button button--secondary', on: { click: () => find(flow, { focus: true }) } },
-    'Look for tokens again',
+    t('dsc.look_again'),
   );
   const count = certificates.length;
   show(
     flow,
     {
       state: 'choose',
-      title: 'Sign with your DSC token',
+      title: t('dsc.heading'),
       children: [
         notice ? h('p', { class: 'action-error dsc-outcome' }, notice) : null,
-        h(
-          'p',
-          {},
-          `Your Digital Signature Certificate signs ${several ? 'the documents' : 'the document'} on your USB token. After you choose Sign, you type the token’s PIN in the DSC bridge’s own window, never on this page.`,
-        ),
+        h('p', {}, t('dsc.intro', { count: documents })),
         form,
         h('div', { class: 'actions' }, again),
       ],
-      message: notice ?? (count === 1 ? 'One certificate found on your token.' : `${count} certificates found on your tokens.`),
+      message: notice ?? t('dsc.found', { count }),
       assertive: Boolean(notice),
     },
     { focus },
@@ -214,15 +213,14 @@ async function approveAll(flow, chosen, txn, documents) {
     const signature = await approveOne(flow, chosen, document, { index, count: documents.length, signal });
     if (signal.aborted || !signature) return;
     signatures.push({ position: document.position, signature });
-    if (index + 1 < documents.length)
-      announce(`Document ${index + 1} of ${documents.length} signed by your token. Approve the next one in the bridge.`);
+    if (index + 1 < documents.length) announce(t('dsc.document_signed', { number: index + 1, total: documents.length }));
   }
   await complete(flow, txn, signatures, signal);
 }
 
 /** One document: the request made in the bridge, the link to approve it, the wait. The signature, or null. */
 async function approveOne(flow, chosen, document, { index, count, signal }) {
-  const which = count > 1 ? `document ${index + 1} of ${count}, “${document.name}”` : `“${document.name}”`;
+  const which = { name: document.name, number: index + 1, total: count };
   const first = index === 0;
   show(flow, requestingScreen(which), { focus: first });
   let answer;
@@ -232,9 +230,9 @@ async function approveOne(flow, chosen, document, { index, count, signal }) {
     const stop = h(
       'button',
       { type: 'button', class: 'button button--secondary', on: { click: () => find(flow, { focus: true }) } },
-      'Stop and start again',
+      t('dsc.stop'),
     );
-    show(flow, approveScreen({ which, index, count, approveUrl, requestId, stop }));
+    show(flow, approveScreen({ document: which, approveUrl, requestId, stop }));
     // The next document's link replaces the last one, which had focus: the new one takes it.
     if (!first) flow.body.querySelector('.dsc-approve-link')?.focus();
     answer = await waitForApproval(flow.settings.url, requestId, signal);

@@ -1,7 +1,8 @@
 // The face check: a photo from the camera or a chosen image, sent as a JPEG and compared by the server.
 
-import { ApiError, postBytes } from '../api.js';
+import { ApiError, attemptsLeftOf, attemptsLeftText, postBytes } from '../api.js';
 import { actionError, announce, busy, clearFieldError, field, h } from '../dom.js';
+import { t } from '../i18n.js';
 import { report } from './feedback.js';
 
 const MAX_PHOTO_SIDE = 1280;
@@ -18,33 +19,32 @@ async function jpegOf(source, width, height) {
   );
 }
 
-const NO_PICTURE_YET = 'The camera has not given a picture yet. Choose “Take photo” again, or choose a photo instead.';
-const CAMERA_REFUSED =
-  'Camera access was refused. Allow the camera in your browser’s site settings and choose “Start camera” again, or choose a photo instead.';
-const NO_CAMERA = 'No camera is available. Choose a photo instead.';
-
 /** The step's elements; nothing is wired yet. */
 function faceElements(ctx, check) {
   return {
-    heading: ctx.heading('Take a photo of your face'),
-    intro: h('p', {}, 'The sender asks to compare a live photo of you with a reference photo. Face the camera in good light.'),
-    attempts: h('p', { class: 'hint' }, Number.isInteger(check.attempts_left) ? `Attempts left: ${check.attempts_left}.` : ''),
+    heading: ctx.heading(t('face.heading')),
+    intro: h('p', {}, t('face.intro')),
+    attempts: h(
+      'p',
+      { class: 'hint' },
+      Number.isInteger(check.attempts_left) ? t('face.attempts_left', { count: check.attempts_left }) : '',
+    ),
     video: h('video', {
       class: 'camera',
       autoplay: true,
       playsinline: true,
       muted: true,
-      'aria-label': 'Camera preview',
+      'aria-label': t('face.camera_preview'),
       hidden: true,
     }),
-    preview: h('img', { class: 'photo-preview', alt: 'The photo you are about to send', hidden: true }),
-    start: h('button', { type: 'button', class: 'button button--primary' }, 'Start camera'),
-    capture: h('button', { type: 'button', class: 'button button--primary', hidden: true }, 'Take photo'),
-    use: h('button', { type: 'button', class: 'button button--primary', hidden: true }, 'Use this photo'),
-    retake: h('button', { type: 'button', class: 'button button--secondary', hidden: true }, 'Retake photo'),
+    preview: h('img', { class: 'photo-preview', alt: t('face.preview_alt'), hidden: true }),
+    start: h('button', { type: 'button', class: 'button button--primary' }, t('face.start_camera')),
+    capture: h('button', { type: 'button', class: 'button button--primary', hidden: true }, t('face.take_photo')),
+    use: h('button', { type: 'button', class: 'button button--primary', hidden: true }, t('face.use_photo')),
+    retake: h('button', { type: 'button', class: 'button button--secondary', hidden: true }, t('face.retake_photo')),
     picker: field({
-      label: 'Or choose a photo of your face',
-      hint: 'JPEG or PNG. On a phone this can open the front camera.',
+      label: t('face.picker_label'),
+      hint: t('face.picker_hint'),
       name: 'face-photo',
       attrs: { type: 'file', accept: 'image/jpeg,image/png', capture: 'user' },
     }),
@@ -81,14 +81,14 @@ function wireCamera(ui, state) {
   start.addEventListener('click', async () => {
     error.clear();
     if (!navigator.mediaDevices?.getUserMedia) {
-      report(new ApiError(400, NO_CAMERA), error, picker.input);
+      report(new ApiError(400, t('face.no_camera')), error, picker.input);
       return;
     }
     try {
       state.stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: false });
     } catch (failure) {
       const refused = failure?.name === 'NotAllowedError' || failure?.name === 'SecurityError';
-      report(new ApiError(400, refused ? CAMERA_REFUSED : NO_CAMERA), error, picker.input);
+      report(new ApiError(400, refused ? t('face.camera_refused') : t('face.no_camera')), error, picker.input);
       return;
     }
     video.srcObject = state.stream;
@@ -108,7 +108,7 @@ function wireCamera(ui, state) {
       });
     }
     if (!state.stream || !video.videoWidth) {
-      report(new ApiError(400, NO_PICTURE_YET), error, picker.input);
+      report(new ApiError(400, t('face.no_picture_yet')), error, picker.input);
       return;
     }
     const blob = await jpegOf(video, video.videoWidth, video.videoHeight);
@@ -151,19 +151,19 @@ function wireRetakeAndPicker(ui, state) {
 function wireUse(ctx, ui, state) {
   const { attempts, use, retake, error } = ui;
   use.addEventListener('click', () =>
-    busy(use, 'Checking the photo…', async () => {
+    busy(use, t('face.checking'), async () => {
       if (!state.photo) return;
       error.clear();
       try {
         const result = await postBytes('/face', state.photo);
-        announce('Photo check passed.');
+        announce(t('face.passed'));
         state.stopCamera();
         await ctx.refresh();
         return result;
       } catch (failure) {
         if (ctx.failed(failure)) return;
-        const left = failure instanceof ApiError ? failure.problems.find((p) => /attempt/.test(p.problem)) : null;
-        if (left) attempts.textContent = `${left.problem[0].toUpperCase()}${left.problem.slice(1)}.`;
+        const left = failure instanceof ApiError ? attemptsLeftOf(failure.problemFor('image')) : null;
+        if (left !== null) attempts.textContent = attemptsLeftText(left);
         report(failure, error, retake);
       }
     }),

@@ -3,6 +3,7 @@
 
 import { describeError } from '../api.js';
 import { actionError, announce, clearFieldError, field, h, showFieldError } from '../dom.js';
+import { t } from '../i18n.js';
 
 /** Shows an API error next to `target` (a field or an action slot), announces it, and focuses the control. */
 export function report(error, target, focusEl, { except = [] } = {}) {
@@ -14,8 +15,6 @@ export function report(error, target, focusEl, { except = [] } = {}) {
   return message;
 }
 
-const CONSENT_REQUIRED = 'Tick the box to confirm that you agree to sign.';
-
 export function consentField(label) {
   return field({ label, name: 'consent', control: 'checkbox' });
 }
@@ -23,8 +22,8 @@ export function consentField(label) {
 export function requireConsent(consent) {
   clearFieldError(consent);
   if (consent.input.checked) return true;
-  showFieldError(consent, CONSENT_REQUIRED);
-  announce(CONSENT_REQUIRED, { assertive: true });
+  showFieldError(consent, t('feedback.consent_required'));
+  announce(t('feedback.consent_required'), { assertive: true });
   consent.input.focus();
   return false;
 }

@@ -2,9 +2,18 @@
 // the browser by the service's rules, then sent together in one request; the service's refusals come back to the
 // controls they name. Read-only fields and the date of signing are shown as text.
 
-import { ApiError, describeError, postJson } from '../api.js';
+import { ApiError, describeError, postJson, sentence } from '../api.js';
 import { actionError, announce, busy, h } from '../dom.js';
-import { clearEntryError, drawField, isFillable, labelOf, showEntryError } from '../fields/index.js';
+import {
+  clearEntryError,
+  drawField,
+  isFillable,
+  labelOf,
+  requiredText,
+  serviceValueProblem,
+  showEntryError,
+} from '../fields/index.js';
+import { t } from '../i18n.js';
 
 /** The form has something to show this signer (a field to fill, or one to see). */
 export const hasFields = (view) => Array.isArray(view.signer.form) && view.signer.form.length > 0;
@@ -24,11 +33,25 @@ export function focusField(fieldId) {
 function showProblems(entries, problems, error) {
   for (const [entry, message] of problems) showEntryError(entry, message);
   const [first] = problems;
-  const names = problems.map(([entry]) => labelOf(entry.field)).join(', ');
-  const summary = problems.length === 1 ? `${names}: ${first[1]}` : `${problems.length} fields need your attention: ${names}.`;
+  const labels = problems.map(([entry]) => labelOf(entry.field)).join(', ');
+  const summary =
+    problems.length === 1
+      ? t('fields.problem_one', { label: labels, problem: first[1] })
+      : t('fields.problems_many', { count: problems.length, labels });
   error.show(summary);
   announce(summary, { assertive: true });
   first[0].focusEl.focus();
+}
+
+/**
+ * The service's problem with a value, in the page's words: "required", else what the browser's own check of the
+ * field's rules says now, else the service's known problems; an unknown one is shown as the service wrote it.
+ */
+function serviceProblemText(entry, problem) {
+  if (problem === 'required') return requiredText();
+  const own = entry.problem();
+  if (own) return own;
+  return serviceValueProblem(problem) ?? sentence(problem);
 }
 
 /** The service's problems (`values.<field_id>`) on the controls they name; the rest in the step's error slot. */
@@ -36,7 +59,7 @@ function showServiceErrors(entries, failure, error, submit) {
   const named = [];
   for (const entry of entries) {
     const problem = failure.problemFor(`values.${entry.field.field_id}`);
-    if (problem) named.push([entry, problem === 'required' ? 'Fill in this field.' : sentenceOf(problem)]);
+    if (problem) named.push([entry, serviceProblemText(entry, problem)]);
   }
   if (named.length) showProblems(entries, named, error);
   else {
@@ -47,26 +70,18 @@ function showServiceErrors(entries, failure, error, submit) {
   }
 }
 
-const sentenceOf = (text) => {
-  const trimmed = String(text).trim();
-  const capital = trimmed ? trimmed[0].toUpperCase() + trimmed.slice(1) : trimmed;
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-};
-
 /**
  * `done(view)` continues with the service's answer (the signer view); `failure` is a refusal to show on arrival (a
  * signature refused for missing fields).
  */
 export function fieldsStep(ctx, view, { done, failure } = {}) {
-  const heading = ctx.heading('Fill in the fields');
+  const heading = ctx.heading(t('fields.heading'));
   const form = view.signer.form;
   const entries = form.map((field) => drawField(field, { failed: ctx.failed }));
   shownEntries = entries;
   const fillable = entries.filter((entry) => isFillable(entry.field));
-  const intro = fillable.length
-    ? 'The sender asks you to fill in these fields. They are written into the document when you sign.'
-    : 'These fields are written into the document when you sign.';
-  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Continue');
+  const intro = fillable.length ? t('fields.intro_fill') : t('fields.intro_shown');
+  const submit = h('button', { type: 'submit', class: 'button button--primary' }, t('fields.continue'));
   const error = actionError();
   const stepForm = h(
     'form',
@@ -85,7 +100,7 @@ export function fieldsStep(ctx, view, { done, failure } = {}) {
       fillable.map((entry) => [entry.field.field_id, entry.read()]).filter(([, value]) => value !== undefined),
     );
     if (Object.keys(values).length === 0) return done(view);
-    busy(submit, 'Saving…', async () => {
+    busy(submit, t('fields.saving'), async () => {
       try {
         done(await postJson('/fields', { values }));
       } catch (failed) {

@@ -2,41 +2,42 @@
 
 import { postJson } from '../api.js';
 import { actionError, announce, busy, clearFieldError, field, formatTime, h, showFieldError } from '../dom.js';
+import { t } from '../i18n.js';
 import { report } from './feedback.js';
 
 export function otpCheckStep(ctx, check) {
   const channel = check.kind;
-  const noun = channel === 'email' ? 'email address' : 'mobile number';
-  const heading = ctx.heading(channel === 'email' ? 'Verify your email address' : 'Verify your mobile number');
-  const intro = h(
-    'p',
-    {},
-    check.sent_to ? `We will send a 6-digit code to ${check.sent_to}.` : `We will send a 6-digit code to your ${noun}.`,
-  );
+  const heading = ctx.heading(t('otp.heading', { channel }));
+  const intro = h('p', {}, check.sent_to ? t('otp.will_send_to', { recipient: check.sent_to }) : t('otp.will_send', { channel }));
   const code = field({
-    label: 'Verification code',
-    hint: channel === 'email' ? 'The code in the email we sent you.' : 'The code in the text message we sent you.',
+    label: t('otp.code_label'),
+    hint: t('otp.code_hint', { channel }),
     name: 'otp-code',
     attrs: { inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '10', spellcheck: 'false' },
   });
-  const verify = h('button', { type: 'submit', class: 'button button--primary' }, 'Verify code');
+  const verify = h('button', { type: 'submit', class: 'button button--primary' }, t('otp.verify'));
   const form = h('form', { class: 'stack', novalidate: true, hidden: true }, code.wrapper, verify);
-  const send = h('button', { type: 'button', class: 'button button--primary' }, 'Send code');
+  const send = h('button', { type: 'button', class: 'button button--primary' }, t('otp.send'));
   const sendError = actionError();
   const wait = h('p', { class: 'hint', hidden: true });
 
   send.addEventListener('click', () =>
-    busy(send, 'Sending…', async () => {
+    busy(send, t('otp.sending'), async () => {
       sendError.clear();
       try {
         const sent = await postJson('/otp/send', { channel });
-        const told = `We sent a code to ${sent.sent_to ?? `your ${noun}`}.${sent.expires_at ? ` It is valid until ${formatTime(sent.expires_at)}.` : ''}`;
+        const told = [
+          sent.sent_to ? t('otp.sent_to', { recipient: sent.sent_to }) : t('otp.sent', { channel }),
+          sent.expires_at ? t('otp.valid_until', { time: formatTime(sent.expires_at) }) : '',
+        ]
+          .filter(Boolean)
+          .join(' ');
         intro.textContent = told;
         form.hidden = false;
-        send.textContent = 'Send a new code';
+        send.textContent = t('otp.send_new');
         send.classList.replace('button--primary', 'button--secondary');
         if (sent.resend_after) {
-          wait.textContent = `You can ask for a new code after ${formatTime(sent.resend_after)}.`;
+          wait.textContent = t('otp.resend_after', { time: formatTime(sent.resend_after) });
           wait.hidden = false;
         }
         announce(told);
@@ -52,15 +53,15 @@ export function otpCheckStep(ctx, check) {
     clearFieldError(code);
     const value = code.input.value.replace(/\s+/g, '');
     if (!/^\d{4,10}$/.test(value)) {
-      showFieldError(code, 'Enter the code we sent you (digits only).');
-      announce('Enter the code we sent you (digits only).', { assertive: true });
+      showFieldError(code, t('otp.digits_only'));
+      announce(t('otp.digits_only'), { assertive: true });
       code.input.focus();
       return;
     }
-    busy(verify, 'Checking…', async () => {
+    busy(verify, t('otp.checking'), async () => {
       try {
         await postJson('/otp/verify', { channel, code: value });
-        announce(channel === 'email' ? 'Email address verified.' : 'Mobile number verified.');
+        announce(t('otp.verified', { channel }));
         await ctx.refresh();
       } catch (error) {
         if (!ctx.failed(error)) report(error, code, code.input);
