@@ -232,7 +232,7 @@ describe.skipIf(!hasChromium)('Aadhaar eSign through the ESP, in a browser', () 
         await page.locator('[data-screen="failed"]').waitFor({ timeout: 30_000 });
         await expect.poll(() => focusedId(page)).toBe('message-title');
         expect(await page.locator('h1').textContent()).toBe('You can no longer sign this document');
-        expect(await page.getByRole('button').allTextContents()).toEqual([]);
+        expect(await page.locator('main').getByRole('button').allTextContents()).toEqual([]);
         expect(await seriousAxeViolations(page)).toEqual([]);
         expect((await details(session.client_id)).signers[0].status).toBe('failed');
         expect(unexpected(errors, 400)).toEqual([]);

@@ -119,36 +119,7 @@ export async function renderCompletionCertificate(
   }
 
   writer.heading(`Signers (${facts.signers.length})`);
-  for (const signer of facts.signers) {
-    writer.keepTogether(150);
-    writer.subheading(`${signer.position + 1}. ${signer.name}`);
-    writer.pairs([
-      ['Email', signer.email ?? '-'],
-      ['Mobile', signer.mobile ?? '-'],
-      ['Signed with', signer.signType],
-      ['Certificate', signer.certificateSubject ?? '-'],
-      ['Signed at', signer.signedAt ?? '-'],
-      ['Signature', signer.signature ?? '-'],
-      ['IP address', signer.ip ?? '-'],
-      ['Browser', signer.userAgent ?? '-'],
-      ['Location', signer.location ?? 'not checked'],
-      ['Checks', signer.checks.length > 0 ? signer.checks.join('; ') : 'none requested'],
-      ...signer.fields.map((field, index): [string, string] => [
-        index === 0 ? 'Fields' : '',
-        `${field.label}: ${field.shown ?? '(empty)'}${field.filled ? ` (${field.filled})` : ''}`,
-      ]),
-    ]);
-    if (signer.inLanguage) {
-      writer.keepTogether(110);
-      writer.gap(4);
-      writer.subheading(signer.inLanguage.heading);
-      if (signer.inLanguage.statement) writer.text(signer.inLanguage.statement, { size: 9 });
-      writer.text(signer.inLanguage.note, { color: MUTED, size: 8 });
-      writer.gap(2);
-      writer.pairs(signer.inLanguage.rows);
-    }
-    writer.gap(6);
-  }
+  for (const signer of facts.signers) drawSigner(writer, signer);
 
   writer.heading(`Audit trail (${facts.events.length} events)`);
   for (const event of facts.events) {
@@ -164,6 +135,38 @@ export async function renderCompletionCertificate(
   const signatureBox = writer.reserveSignatureArea();
   writer.footers(facts.sessionId);
   return { pdf: await doc.save({ useObjectStreams: false }), signatureBox };
+}
+
+/** One signer: the English rows every reader has, then their part in their language where they read another. */
+function drawSigner(writer: PageWriter, signer: CompletionSigner): void {
+  writer.keepTogether(150);
+  writer.subheading(`${signer.position + 1}. ${signer.name}`);
+  writer.pairs([
+    ['Email', signer.email ?? '-'],
+    ['Mobile', signer.mobile ?? '-'],
+    ['Signed with', signer.signType],
+    ['Certificate', signer.certificateSubject ?? '-'],
+    ['Signed at', signer.signedAt ?? '-'],
+    ['Signature', signer.signature ?? '-'],
+    ['IP address', signer.ip ?? '-'],
+    ['Browser', signer.userAgent ?? '-'],
+    ['Location', signer.location ?? 'not checked'],
+    ['Checks', signer.checks.length > 0 ? signer.checks.join('; ') : 'none requested'],
+    ...signer.fields.map((field, index): [string, string] => [
+      index === 0 ? 'Fields' : '',
+      `${field.label}: ${field.shown ?? '(empty)'}${field.filled ? ` (${field.filled})` : ''}`,
+    ]),
+  ]);
+  if (signer.inLanguage) {
+    writer.keepTogether(110);
+    writer.gap(4);
+    writer.subheading(signer.inLanguage.heading);
+    if (signer.inLanguage.statement) writer.text(signer.inLanguage.statement, { size: 9 });
+    writer.text(signer.inLanguage.note, { color: MUTED, size: 8 });
+    writer.gap(2);
+    writer.pairs(signer.inLanguage.rows);
+  }
+  writer.gap(6);
 }
 
 /** A document's pages and both SHA-256s (the signed one before the certificate, where it is appended to it). */
