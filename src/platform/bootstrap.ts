@@ -97,7 +97,11 @@ export async function startServices(
       (text, values) => leanRows(orm, text, values),
       (error) => log.warn({ err: error }, 'rate limit counts not shared this time; kept for the next flush'),
     ),
-    restReads: createRestReader(() => services, () => buildAppSchema(composition.resolvers), composition.restRoutes),
+    restReads: createRestReader(
+      () => services,
+      () => buildAppSchema(composition.resolvers),
+      composition.restRoutes,
+    ),
     stop: async () => {
       await services.rateLimiter.stop();
       await services.untrusted.close();

@@ -112,7 +112,10 @@ describe.skipIf(!hasChromium)('the signing page embedded in another site', () =>
       await untilEvent(page, 'language');
       expect((await events(page)).find((entry) => entry.event === 'language')!.data).toEqual({ language: 'hi' });
       await frame.waitForFunction(() => document.documentElement.lang === 'hi');
-      await frame.locator('[data-step="sign"] h2').filter({ hasText: /\p{Script=Devanagari}/u }).waitFor();
+      await frame
+        .locator('[data-step="sign"] h2')
+        .filter({ hasText: /\p{Script=Devanagari}/u })
+        .waitFor();
       const kept = await rest<any>(app, 'GET', '/esign/details', { token: owner.token, query: { client_id: session.client_id } });
       expect(kept.body.data.signers[0].language).toBe('hi');
       await page.evaluate(() => (window as any).signing.send('set-language', 'en'));
