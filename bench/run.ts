@@ -13,6 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { bulkBenchmarks } from './bulk.bench';
+import { completedDocumentBenchmarks } from './completed.bench';
 import { contentionBenchmarks } from './contention.bench';
 import { openBenchDatabase, type BenchDatabase } from './harness';
 import { printTable, type BenchRow } from './measure';
@@ -35,6 +36,7 @@ const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
   ['uploads', uploadBenchmarks],
   ['signing', () => signingBenchmarks()],
   ['long-term signatures', () => longTermBenchmarks()],
+  ['documents completed', completedDocumentBenchmarks],
   ['subscriptions', subscriptionBenchmarks],
   ['contention', contentionBenchmarks],
   ['untrusted work', untrustedWorkBenchmarks],

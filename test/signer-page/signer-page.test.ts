@@ -772,7 +772,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
         await expect.poll(async () => (await size()).css, { timeout: 30_000 }).toBeCloseTo(before.css * 2, 0);
         // Drawn again: twice the pixels, not a stretched bitmap. Every page is drawn again, one after another, so on a
         // loaded machine this takes a while: the ceiling is the test's, not a measure of speed.
-        await expect.poll(async () => (await size()).bitmap, { timeout: 120_000 }).toBeGreaterThanOrEqual(before.bitmap * 2 - 2);
+        await expect.poll(async () => (await size()).bitmap, { timeout: 240_000 }).toBeGreaterThanOrEqual(before.bitmap * 2 - 2);
         await page.getByRole('button', { name: 'Zoom out' }).click();
         expect(await page.locator('.zoom__level').textContent()).toBe('150%');
         // Pinch: the viewport allows scaling, and nothing turns touch gestures off.
@@ -784,7 +784,7 @@ describe.skipIf(!hasChromium)('the signer page in a browser', () => {
       } finally {
         await close();
       }
-    }, 180_000);
+    }, 360_000);
 
     it('no focus box around the title on load (focus is still there for screen readers); keyboard focus is visible', async () => {
       const session = await createSession(app, owner.token, sessionBody(fileId));
