@@ -107,7 +107,7 @@ export async function startServices(
       await services.untrusted.close();
       await services.faces.close();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
-      // pg-boss leaves a pool it was given open: closed here, refusing the workers' fetches still waiting for it.
+      // pg-boss leaves a pool it was given open: closed here, once the queries asked of it (a worker's last fetch) are answered.
       await queuePool.close();
       await events.stop();
       await orm.close();

@@ -234,7 +234,7 @@ describe.skipIf(!hasChromium)('the signing page in every language', () => {
 
   describe.each(LANGUAGES)('%s', (language) => {
     it.each(sizes)(
-      'at %s px: a code, the consent, the signature, the finished screen; Aadhaar’s consent and the decline form',
+      'at %s px: a code, the consent, the signature, the finished screen; Aadhaar’s consent, the decline form, the wait for the ESP',
       async (width, size) => {
         const session = await createSession(
           app,
@@ -292,6 +292,15 @@ describe.skipIf(!hasChromium)('the signing page in every language', () => {
           expect(second.errors).toEqual([]);
         } finally {
           await second.close();
+        }
+        // Gone to the ESP (the request sent, the signer not back yet): the waiting step, with its ways to start again.
+        expect((await signerApi(app, 'POST', '/esp/start', ravi.token as string, { consent: true })).status).toBe(200);
+        const third = await open(ravi.invite_url as string, size);
+        try {
+          await third.page.locator('[data-step="sign"][data-esp="pending"]').waitFor({ timeout: 30_000, state: 'attached' });
+          await checkScreen(third.page, language, `${width}-aadhaar-waiting`);
+        } finally {
+          await third.close();
         }
         const read = await rest<any>(app, 'GET', '/esign/details', {
           token: owner.token,

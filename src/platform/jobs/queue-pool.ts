@@ -3,14 +3,21 @@ import type PgBoss from 'pg-boss';
 
 /**
  * pg-boss's connection pool, owned by the service so that closing it cannot hang. pg-pool's `end()` never answers a
- * `connect()` still waiting for a free connection; a pg-boss worker whose fetch waits there at shutdown never stops,
- * and pg-boss checks every second whether it has: the process would never exit. Closing here first refuses every query
- * still waiting for a connection, then ends the pool once the queries already running have finished.
+ * `connect()` still waiting for a free connection: a pg-boss worker whose fetch waited there at shutdown never
+ * stopped, and pg-boss checks every second whether it has, so the process never exited. Closing here lets every
+ * query already asked for finish first (the pool still serves them), then ends the pool.
+ *
+ * A query asked after that is never answered: pg-boss sends a job's completion without awaiting it (a job whose
+ * handler outlived the stop), so a refusal would be an unhandled rejection; an answer that never comes holds no
+ * handle and lets the process exit, and the job, still active in the table, expires and is retried as any job of a
+ * stopped worker.
  */
 export class QueuePool implements PgBoss.Db {
   private readonly pool: pg.Pool;
-  private closed = false;
-  private readonly waiting = new Set<() => void>();
+  private running = 0;
+  private idle: (() => void) | null = null;
+  private ended = false;
+  private closing: Promise<void> | null = null;
 
   constructor(connectionString: string, options: { max: number; applicationName: string; onError: (error: Error) => void }) {
     this.pool = new pg.Pool({ connectionString, max: options.max, application_name: options.applicationName });
@@ -19,46 +26,24 @@ export class QueuePool implements PgBoss.Db {
   }
 
   async executeSql(text: string, values: unknown[] = []): Promise<{ rows: any[] }> {
-    const client = await this.connect();
+    if (this.ended) return new Promise(() => undefined);
+    this.running++;
     try {
-      return await client.query(text, values);
+      return await this.pool.query(text, values);
     } finally {
-      client.release();
+      this.running--;
+      if (this.running === 0) this.idle?.();
     }
   }
 
-  /** Refuses what still waits for a connection, and ends the pool once the running queries are done. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const refuse of this.waiting) refuse();
-    this.waiting.clear();
-    await this.pool.end();
-  }
-
-  private connect(): Promise<pg.PoolClient> {
-    if (this.closed) return Promise.reject(new Error('the queue’s database pool is closed'));
-    // Made here, so that its stack names who asked.
-    const refusal = new Error('the queue’s database pool closed while this query waited for a connection');
-    return new Promise((resolve, reject) => {
-      let refusedAlready = false;
-      const refuse = () => {
-        refusedAlready = true;
-        reject(refusal);
-      };
-      this.waiting.add(refuse);
-      this.pool.connect().then(
-        (client) => {
-          this.waiting.delete(refuse);
-          // A connection that came after the refusal goes straight back (it cannot, once the pool ends: kept safe).
-          if (refusedAlready) client.release();
-          else resolve(client);
-        },
-        (error: Error) => {
-          this.waiting.delete(refuse);
-          reject(error);
-        },
-      );
-    });
+  /** Ends the pool once every query asked so far has been answered. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      while (this.running > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+      this.idle = null;
+      this.ended = true;
+      await this.pool.end();
+    })();
+    return this.closing;
   }
 }
