@@ -2,7 +2,7 @@ import { createHash, sign } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { platformSigningIdentity } from '../src/modules/signing/platform-identity';
 import { verifyPdfSignatures } from '../src/modules/signing/verify/verify-document';
-import { startBenchApp, type BenchApp, type BenchDatabase } from './harness';
+import { percentile, startBenchApp, type BenchApp, type BenchDatabase } from './harness';
 import type { BenchRow } from './measure';
 import { sized } from './mode';
 import { makePdf, restData, sessionRequest, uploadPdf } from './session-setup';
@@ -80,7 +80,7 @@ async function inParallel<T>(count: number, parallel: number, work: () => Promis
   return { ms: performance.now() - began, results };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = (values: number[]) => percentile(values, 50);
 
 /**
  * Benchmark: documents completed. Two-signer suresign sessions from initialize-esign to a completed PAdES B-LTA

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../platform/errors';
-import { LANGUAGES, isLanguage, type Language } from '../../platform/i18n';
+import { LANGUAGES, type Language } from '../../platform/i18n';
+import { Problems, isAbsent, oneOf } from '../../platform/validation/problems';
 import { recordAudit, type RequestOrigin } from '../audit';
 import { Signer, signerByToken } from '../esign/signer-side';
 
@@ -17,16 +17,18 @@ export async function chooseSignerLanguage(
   origin: RequestOrigin,
 ): Promise<void> {
   const found = await signerByToken(em, token);
-  const language = typeof input.language === 'string' ? input.language.trim().toLowerCase() : input.language;
-  if (language === undefined || language === null || language === '') throw AppError.missingFields(['language']);
-  if (!isLanguage(language)) {
-    throw AppError.badRequest([{ field: 'language', problem: `must be one of ${LANGUAGES.join(', ')}` }]);
-  }
+  const problems = new Problems();
+  const value = typeof input.language === 'string' ? input.language.trim().toLowerCase() : input.language;
+  if (isAbsent(value)) problems.missingField('language');
+  const language = oneOf(problems, 'language', value, LANGUAGES);
+  const refused = problems.toError();
+  if (refused) throw refused;
   await em.transactional(async (tx) => {
     const signer = await tx.findOneOrFail(Signer, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     const previous: Language | null = signer.language ?? null;
     if (previous === language) return;
-    signer.language = language;
+    // Present (else missing_fields) and one of LANGUAGES (else bad_request): refused above.
+    signer.language = language!;
     recordAudit(tx, { session: signer.session, signer, event: 'language_chosen', origin, details: { language, previous } });
   });
 }

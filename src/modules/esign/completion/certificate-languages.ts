@@ -12,7 +12,12 @@ const translator = createTranslator(CERTIFICATE_CATALOGS);
  * signed, and their rows (method, time, contact, checks, fields) with labels and fixed words translated; data (names,
  * addresses, values) as given. None for a signer who reads English, or has no language set.
  */
-export function signerPartInLanguage(signer: Signer, signedAt: Date | null): SignerPartInLanguage | null {
+export function signerPartInLanguage(
+  signer: Signer,
+  signedAt: Date | null,
+  /** The mobile number as the English rows write it. */
+  mobile: string | null,
+): SignerPartInLanguage | null {
   const language: Language = languageOrFallback(signer.language);
   if (language === 'en') return null;
   const t = (key: string, values: Record<string, string | number | Date> = {}) =>
@@ -23,10 +28,7 @@ export function signerPartInLanguage(signer: Signer, signedAt: Date | null): Sig
     [label('signed_with'), method],
     [label('signed_at'), signedAt ? t('values.at', { at: signedAt }) : '-'],
     [label('email'), signer.email ?? '-'],
-    [
-      label('mobile'),
-      signer.mobile ? `${signer.countryCode ? `+${signer.countryCode.replace(/^\+/, '')} ` : ''}${signer.mobile}` : '-',
-    ],
+    [label('mobile'), mobile ?? '-'],
     [label('location'), signer.location ? t('checks.location', { source: signer.location.source }) : t('values.not_checked')],
   ];
   const checks = checksOf(signer).map(([key, values]) => t(`checks.${key}`, values));

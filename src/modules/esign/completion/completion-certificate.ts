@@ -210,11 +210,14 @@ function signerFacts(
   if (signer.signType === 'aadhaar' && signer.aadhaarCertDetails) checks.push('Aadhaar eKYC (ESP certificate)');
   if (signer.signType === 'dsc') checks.push('DSC checked: chain, validity, non-repudiation, revocation');
   const location = signer.location;
+  const mobile = signer.mobile
+    ? `${signer.countryCode ? `+${signer.countryCode.replace(/^\+/, '')} ` : ''}${signer.mobile}`
+    : null;
   return {
     position: signer.position,
     name: signer.fullName,
     email: signer.email ?? null,
-    mobile: signer.mobile ? `${signer.countryCode ? `+${signer.countryCode.replace(/^\+/, '')} ` : ''}${signer.mobile}` : null,
+    mobile,
     signType:
       signer.signType === 'aadhaar'
         ? `aadhaar (auth mode ${signer.authMode})`
@@ -239,7 +242,7 @@ function signerFacts(
           .join(', ')
       : null,
     checks,
-    inLanguage: signerPartInLanguage(signer, signingNow ?? signer.completedAt ?? null),
+    inLanguage: signerPartInLanguage(signer, signingNow ?? signer.completedAt ?? null, mobile),
     fields: signerFieldValues(signer).map((field) => ({
       label: field.label ?? field.type,
       shown: field.shown,

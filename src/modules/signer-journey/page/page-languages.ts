@@ -4,6 +4,7 @@ import {
   LANGUAGES,
   LANGUAGE_INFO,
   MESSAGE_FORMATS,
+  createTranslator,
   flattenMessages,
   icuLocaleOf,
   isLanguage,
@@ -80,11 +81,12 @@ export function shellLanguageOf(acceptLanguage: string | undefined): Language {
   return ranges.map((range) => range.primary).find(isLanguage) ?? FALLBACK_LANGUAGE;
 }
 
-/** A message of the page's catalog in `language` (English where it lacks it), for the server-rendered shell. */
+const shellTranslator = createTranslator(PAGE_CATALOGS);
+
+/**
+ * A message of the page's catalog in `language`, for the server-rendered shell: the service's translator, which falls
+ * back to English as the page's catalogs do.
+ */
 export function pageMessage(language: Language, key: string, values: Record<string, string> = {}): string {
-  const own = flattenMessages(PAGE_CATALOGS[language].messages).get(key);
-  const usable = own?.trim() && parses(own, language);
-  const message = usable ? own : flattenMessages(PAGE_CATALOGS.en.messages).get(key);
-  if (message === undefined) throw new Error(`no message "${key}" in the page's English catalog`);
-  return String(new IntlMessageFormat(message, icuLocaleOf(usable ? language : FALLBACK_LANGUAGE)).format(values));
+  return shellTranslator.t(language, key, values);
 }

@@ -69,6 +69,12 @@ const PDFJS_VERSION = (JSON.parse(readFileSync(path.join(PDFJS_DIR, 'package.jso
 const PDFJS_PATH = `${SIGNER_ASSETS}/pdfjs-${PDFJS_VERSION}`;
 const PDFJS_BASE = `${PDFJS_PATH}/`;
 const PDFJS_BUILDS = new Set(['pdf.min.mjs', 'pdf.worker.min.mjs']);
+/** The page's own files (and its languages' fonts) change with deployments: browsers revalidate them every time. */
+const REVALIDATE = {
+  index: false as const,
+  etag: true,
+  setHeaders: (res: Response) => res.setHeader('Cache-Control', 'no-cache'),
+};
 /** intl-messageformat's single-file ES module build, the version the service formats its own messages with. */
 const INTL_MESSAGEFORMAT = path.join(path.dirname(require.resolve('intl-messageformat')), 'intl-messageformat.iife.js');
 /** The Noto Sans faces fonts.css names: one per script and weight. */
@@ -176,11 +182,7 @@ export function createSignerPage(services: AppServices): express.Router {
   router.use(`${PDFJS_PATH}/standard_fonts`, express.static(path.join(PDFJS_DIR, 'standard_fonts'), forever));
   router.use(`${PDFJS_PATH}/cmaps`, express.static(path.join(PDFJS_DIR, 'cmaps'), forever));
   pageLanguageAssets(router);
-  // The page's own files change with deployments: browsers revalidate them every time (ETag).
-  router.use(
-    SIGNER_ASSETS,
-    express.static(ASSETS_DIR, { index: false, etag: true, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }),
-  );
+  router.use(SIGNER_ASSETS, express.static(ASSETS_DIR, REVALIDATE));
   return router;
 }
 
@@ -189,11 +191,6 @@ export function createSignerPage(services: AppServices): express.Router {
  * the scripts' web fonts. All change with deployments only: revalidated every time (ETag), as the page's own files.
  */
 function pageLanguageAssets(router: express.Router): void {
-  const revalidate = {
-    index: false as const,
-    etag: true,
-    setHeaders: (res: Response) => res.setHeader('Cache-Control', 'no-cache'),
-  };
   router.get(`${SIGNER_ASSETS}/i18n/:file`, (req, res, next) => {
     const language = /^([a-z]{2,3})\.json$/.exec(req.params.file)?.[1];
     if (!isLanguage(language)) return next();
@@ -206,7 +203,7 @@ function pageLanguageAssets(router: express.Router): void {
       .type('text/javascript')
       .sendFile(INTL_MESSAGEFORMAT, { etag: true, cacheControl: false }, (error) => error && next(error));
   });
-  const fonts = express.static(fontsDir(), revalidate);
+  const fonts = express.static(fontsDir(), REVALIDATE);
   router.use(`${SIGNER_ASSETS}/fonts`, (req, res, next) => (WEB_FONTS.test(req.path.slice(1)) ? fonts(req, res, next) : next()));
 }
 
