@@ -58,9 +58,9 @@ function bestOf(runs: number, measureOnce: () => Measurement): Measurement {
 }
 
 /**
- * A signature (a pdf-lib parse to find the field, an appended update, the CMS over the two ranges) against a
- * plain pdf-lib load-and-save of the same document, each in a process of its own so that its peak memory is
- * the kernel's figure. Floor: a signature costs no more time than that load-and-save.
+ * A signature (the field found through the cross-reference sections, an appended update, the CMS over the two
+ * ranges) against its physical limit: one SHA-256 pass over the same file and one RSA signature, each in a process of
+ * its own so that its peak memory is the kernel's figure. Floor (issue 37): a signature costs at most twice that.
  */
 export async function signingBenchmarks(): Promise<BenchRow[]> {
   const root = createRootCa('Bench Root', 'Bench');
@@ -103,11 +103,11 @@ export async function signingBenchmarks(): Promise<BenchRow[]> {
       rows.push({
         name: `signature on a ${(prepared.length / 1024 / 1024).toFixed(1)} MB PDF`,
         figure: `${signature.ms.toFixed(1)} ms`,
-        baseline: `${baseline.ms.toFixed(1)} ms load+save (peak ${baseline.peakMB.toFixed(0)} MB)`,
+        baseline: `${baseline.ms.toFixed(1)} ms: one SHA-256 pass + one RSA-2048 signature`,
         ratio,
         peakMB: signature.peakMB,
-        floor: 'ratio <= 1.00',
-        ok: ratio <= 1,
+        floor: 'ratio <= 2.00',
+        ok: ratio <= 2,
       });
     }
   } finally {

@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { readFile } from 'node:fs/promises';
 import { workerData } from 'node:worker_threads';
 import { inspectImage } from './modules/files/inspect-image';
-import { inspectPdf } from './modules/files/inspect-pdf';
+import { inspectPdfFile } from './modules/files/inspect-pdf';
 import { readCertification } from './modules/signing/pdf/certification';
 import { prefixStampPages } from './modules/signing/pdf/prefix-stamp-pages';
 import type { FormFieldLayout } from './modules/signing/pdf/form-fields';
@@ -35,8 +35,8 @@ import { workerTask } from './platform/workers/worker-pool';
 // What libraries print here (pdf-lib's warnings on damaged files) becomes JSON log lines, as in the main thread.
 routeConsoleToLogger(createLogger((workerData as { logLevel?: string } | undefined)?.logLevel ?? 'info'));
 
-/** An upload, spooled to a file: read here, so the thread that parses it is the only one that holds it. */
-export const inspectPdfFileTask = workerTask(async (path: string) => inspectPdf(await readFile(path)));
+/** An upload, spooled to a file: read here (only where its structure lies), so no other thread holds it. */
+export const inspectPdfFileTask = workerTask((path: string) => inspectPdfFile(path));
 
 export const inspectImageFileTask = workerTask(async (path: string) => inspectImage(await readFile(path)));
 

@@ -1,7 +1,6 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { access, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { access, copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { assertSafeKey, type BlobStore } from './blob-store';
@@ -42,8 +41,9 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
+  /** Copied by the kernel (copy_file_range, or a reflink where the file system shares blocks), not through streams. */
   putFile(key: string, sourcePath: string): Promise<void> {
-    return this.writeAtomically(key, (tmp) => pipeline(createReadStream(sourcePath), createWriteStream(tmp)));
+    return this.writeAtomically(key, (tmp) => copyFile(sourcePath, tmp));
   }
 
   putBytes(key: string, bytes: Uint8Array): Promise<void> {

@@ -1,4 +1,5 @@
 import { deflateSync } from 'node:zlib';
+import { CrossReferenceMismatch, lastStartxref, lazyDocument } from '../../../platform/pdf-structure';
 import {
   ParseSpeeds,
   PDFDocument,
@@ -37,13 +38,14 @@ export function rawObject(body: string | Uint8Array): PDFObject {
 }
 
 /**
- * The one way the service changes a PDF: an incremental update (ISO 32000-1 7.5.6). The document is loaded with
- * pdf-lib and changed through pdf-lib's API by `change`; then exactly the objects that changed or were added are
+ * The one way the service changes a PDF: an incremental update (ISO 32000-1 7.5.6). The document is opened with
+ * pdf-lib, each object read where the cross-reference sections place it when it is first looked up (lazy-document.ts),
+ * and changed through pdf-lib's API by `change`; then exactly the objects that changed or were added are
  * appended after the original bytes, with a cross-reference section for them and a trailer chained (/Prev) to
  * the previous one. The original bytes stay a prefix of the result, so every signature already in the document
  * keeps covering what it covered.
  *
- * "Changed" is found by comparing each indirect object before and after `change`: its serialization (a stream's
+ * "Changed" is found by comparing each indirect object read, as read and after `change`: its serialization (a stream's
  * dictionary only), the object itself (replaced or not) and, for a stream, its contents (the same bytes or not).
  * Objects pdf-lib reads from object streams are written as plain objects when they change. A change must not
  * delete objects, nor edit a stream's bytes in place (replace the stream instead). A damaged document whose last
@@ -57,9 +59,32 @@ export async function updateIncrementally(
   // A view, not a copy: a 50 MB document should cost one copy (the output), not three.
   const original = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   const previous = previousSection(original);
-
-  // Parsed in one go (no yielding between objects): it runs in a worker thread, on one request's document.
+  if (previous) {
+    // Read through the cross-reference sections: only the objects the change looks up are parsed.
+    const before = new Map<PDFRef, Snapshot>();
+    try {
+      const doc = lazyDocument(original, previous.startxref, (ref, object) => before.set(ref, snapshotOf(object)));
+      if (doc) return await appendChange(original, previous, doc, before, change);
+    } catch (error) {
+      if (!(error instanceof CrossReferenceMismatch)) throw error;
+    }
+  }
+  // Sections that cannot be followed (a damaged file, objects not where they say): parsed whole, in one go (no
+  // yielding between objects: it runs in a worker thread, on one request's document), as pdf-lib reads it.
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+  const before = new Map<PDFRef, Snapshot>();
+  if (previous) for (const [ref, object] of doc.context.enumerateIndirectObjects()) before.set(ref, snapshotOf(object));
+  return appendChange(original, previous, doc, before, change);
+}
+
+/** Runs `change` on `doc` and appends what it changed or added (`before` holds each object as it was read). */
+async function appendChange(
+  original: Buffer,
+  previous: PreviousSection | undefined,
+  doc: PDFDocument,
+  before: Map<PDFRef, Snapshot>,
+  change: (doc: PDFDocument) => void | Promise<void>,
+): Promise<IncrementalUpdate> {
   const context = doc.context;
   // New objects are numbered after every number the document uses, object streams and xref streams included
   // (pdf-lib does not count those).
@@ -67,9 +92,6 @@ export async function updateIncrementally(
   // A cross-reference stream takes the first new number, before the change's objects: the update's largest number
   // is then an object pdf-lib reads (it skips xref streams), so a pdf-lib reader's next number is the free one.
   const xrefNumber = previous?.kind === 'stream' ? context.nextRef().objectNumber : undefined;
-
-  const before = new Map<PDFRef, Snapshot>();
-  if (previous) for (const [ref, object] of context.enumerateIndirectObjects()) before.set(ref, snapshotOf(object));
 
   await change(doc);
   // Fonts, images and pages embedded by the change become objects here (as in pdf-lib's save).
@@ -249,13 +271,8 @@ function xrefStream(objectNumber: number, size: number, entries: XrefEntry[], tr
  * cross-reference stream (an object whose dictionary says /Type /XRef), with the trailer's /Size.
  */
 function previousSection(original: Buffer): PreviousSection | undefined {
-  const tailStart = Math.max(0, original.length - 2048);
-  const tail = original.toString('latin1', tailStart);
-  const keyword = tail.lastIndexOf('startxref');
-  const found = keyword < 0 ? null : /^startxref\s+(\d+)/.exec(tail.slice(keyword));
-  if (!found) return undefined;
-  const startxref = Number(found[1]);
-  if (startxref >= tailStart + keyword) return undefined;
+  const startxref = lastStartxref(original);
+  if (startxref === undefined) return undefined;
   const head = original.toString('latin1', startxref, Math.min(original.length, startxref + 64));
   if (/^\s*xref\b/.test(head)) {
     const at = original.indexOf('trailer', startxref, 'latin1');

@@ -4,7 +4,7 @@
  * section checked against what it writes.
  */
 import { PDFArray, PDFDict, PDFInvalidObject, PDFName, PDFRawStream, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
-import { crossReferenceSection } from '../pdf/cross-reference-section';
+import { crossReferenceSection } from '../../../platform/pdf-structure';
 import { FORM_FILL_MAY_CHANGE, formFieldName, judgeFills } from './form-fills';
 import { pageRefs, StateAt, type PdfHistory } from './pdf-history';
 
