@@ -79,6 +79,9 @@ function guardParser(req: Request, parser: busboy.Busboy, onFailure: (refusal: A
   };
 }
 
+/** What the parser and the file part's stream hold while the spool catches up. */
+const STREAM_BUFFER_BYTES = 1024 * 1024;
+
 /**
  * Hands over the multipart part named `field` as a stream, as soon as it begins; the caller's service
  * reads it (and enforces the size limit) while it arrives. Resolves null when there is no such part.
@@ -95,6 +98,10 @@ export function receiveMultipartFile(req: Request, field = 'file'): Promise<Rece
       parser = busboy({
         headers: req.headers,
         defParamCharset: 'utf8',
+        // Room for a few socket reads in the parser and the part's stream (streams' default 16 KB is under one):
+        // receiving overlaps writing the spool instead of pausing the socket at every read.
+        highWaterMark: STREAM_BUFFER_BYTES,
+        fileHwm: STREAM_BUFFER_BYTES,
         limits: { files: 5, fields: 50, fieldSize: 64 * 1024, parts: 60 },
       });
     } catch {
