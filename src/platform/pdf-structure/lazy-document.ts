@@ -245,7 +245,14 @@ export function lazyDocument(
   const ensureRead = (key: unknown) => {
     if (!(key instanceof PDFRef) || tried.has(key)) return;
     tried.add(key);
-    const object = read(key);
+    let object: PDFObject | undefined;
+    try {
+      object = read(key);
+    } catch (error) {
+      // An object stream that does not decode, a member that does not parse: the whole read decides instead.
+      if (error instanceof CrossReferenceMismatch) throw error;
+      throw new CrossReferenceMismatch(`object ${key.toString()} cannot be read where the sections place it: ${String(error)}`);
+    }
     if (object === undefined) return;
     context.assign(key, object);
     onRead(key, object);
