@@ -15,6 +15,7 @@ import path from 'node:path';
 import { bulkBenchmarks } from './bulk.bench';
 import { completedDocumentBenchmarks } from './completed.bench';
 import { contentionBenchmarks } from './contention.bench';
+import { costBenchmarks } from './costs.bench';
 import { openBenchDatabase, type BenchDatabase } from './harness';
 import { printTable, type BenchRow } from './measure';
 import { quick } from './mode';
@@ -42,6 +43,7 @@ const suites: [string, (database: BenchDatabase) => Promise<BenchRow[]>][] = [
   ['untrusted work', untrustedWorkBenchmarks],
   ['webhooks', webhookBenchmarks],
   ['bulk send', bulkBenchmarks],
+  ['costs', costBenchmarks],
 ];
 
 /** In the quick run, a suite that takes longer than this has hung: the run stops there and fails. */
