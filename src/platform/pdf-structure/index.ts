@@ -3,4 +3,11 @@
  * a hybrid file's both), and a pdf-lib document whose objects are read only when looked up.
  */
 export { crossReferenceSection, sectionAt, type Section, type SectionEntry } from './cross-reference-section';
-export { CrossReferenceMismatch, lastStartxref, lazyDocument, pageCountThroughSections, type Fill } from './lazy-document';
+export {
+  CrossReferenceMismatch,
+  documentThroughSections,
+  lastStartxref,
+  lazyDocument,
+  pageCountThroughSections,
+  type Fill,
+} from './lazy-document';

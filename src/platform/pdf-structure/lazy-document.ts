@@ -201,6 +201,7 @@ export function lazyDocument(
   startxref: number,
   onRead: (ref: PDFRef, object: PDFObject) => void,
   fill: Fill = inMemory,
+  { ignoreEncryption = false }: { ignoreEncryption?: boolean } = {},
 ): PDFDocument | undefined {
   const index = crossReferenceIndex(bytes, startxref, fill);
   if (!index) return undefined;
@@ -273,7 +274,17 @@ export function lazyDocument(
     ignoreEncryption: boolean,
     updateMetadata: boolean,
   ) => PDFDocument;
-  return new Document(context, false, false);
+  return new Document(context, ignoreEncryption, false);
+}
+
+/**
+ * The document read through its sections, to be read (nothing is recorded of what is looked up). Undefined when the
+ * sections cannot be followed; lookups throw CrossReferenceMismatch as lazyDocument's do.
+ */
+export function documentThroughSections(pdf: Uint8Array, options: { ignoreEncryption?: boolean } = {}): PDFDocument | undefined {
+  const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+  const startxref = lastStartxref(bytes);
+  return startxref === undefined ? undefined : lazyDocument(bytes, startxref, () => undefined, inMemory, options);
 }
 
 /**

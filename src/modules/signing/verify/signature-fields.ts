@@ -13,6 +13,7 @@ import {
   type PDFContext,
   type PDFObject,
 } from 'pdf-lib';
+import { CrossReferenceMismatch, documentThroughSections } from '../../../platform/pdf-structure';
 
 /** A signed signature field: its full name, and the signature dictionary (its /V) with its reference if indirect. */
 export interface FoundSignature {
@@ -21,9 +22,22 @@ export interface FoundSignature {
   dict: PDFDict;
 }
 
-/** The /Contents of every signature and document time-stamp in the document, as found through its fields. */
+/**
+ * The /Contents of every signature and document time-stamp in the document, as found through its fields: read where
+ * the cross-reference sections place them (the form, its fields, their values), or through pdf-lib's whole load when
+ * the sections cannot be followed.
+ */
 export async function signatureContents(pdf: Uint8Array): Promise<Buffer[]> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
+  try {
+    const doc = documentThroughSections(pdf, { ignoreEncryption: true });
+    if (doc) return contentsOf(doc);
+  } catch (error) {
+    if (!(error instanceof CrossReferenceMismatch)) throw error;
+  }
+  return contentsOf(await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true }));
+}
+
+function contentsOf(doc: PDFDocument): Buffer[] {
   const contents: Buffer[] = [];
   for (const { dict } of signatureFields(doc.context, doc.catalog)) {
     const value = valueOf(dict, 'Contents');
