@@ -32,9 +32,16 @@ interface Snapshot {
   contents?: Uint8Array;
 }
 
+/** The bytes of the objects rawObject made: written with one copy (pdf-lib copies an invalid object byte by byte). */
+const rawBytes = new WeakMap<PDFObject, Buffer>();
+
 /** An object written as these bytes, verbatim (a dictionary with placeholders to fill after writing). */
 export function rawObject(body: string | Uint8Array): PDFObject {
-  return PDFInvalidObject.of(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
+  const bytes =
+    typeof body === 'string' ? Buffer.from(body, 'latin1') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const object = PDFInvalidObject.of(bytes);
+  rawBytes.set(object, bytes);
+  return object;
 }
 
 /**
@@ -197,10 +204,12 @@ function isChanged(earlier: Snapshot, object: PDFObject): boolean {
 
 function indirectObject(ref: PDFRef, object: PDFObject): Buffer {
   const head = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
-  const size = object.sizeInBytes();
-  const chunk = Buffer.alloc(head.length + size + '\nendobj\n'.length);
+  const raw = rawBytes.get(object);
+  const size = raw ? raw.length : object.sizeInBytes();
+  const chunk = Buffer.allocUnsafe(head.length + size + '\nendobj\n'.length);
   chunk.write(head, 0, 'latin1');
-  object.copyBytesInto(chunk, head.length);
+  if (raw) raw.copy(chunk, head.length);
+  else object.copyBytesInto(chunk, head.length);
   chunk.write('\nendobj\n', head.length + size, 'latin1');
   return chunk;
 }

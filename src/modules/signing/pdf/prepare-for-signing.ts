@@ -1,7 +1,7 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument } from 'pdf-lib';
 import { updateIncrementally } from './incremental-update';
 import { addFormFields, fieldLock, type FormFieldLayout } from './form-fields';
-import { addAnnotation, pdfRect, type Box } from './page-boxes';
+import { addAnnotation, pageAt, pdfRect, type Box } from './page-boxes';
 
 export type { Box } from './page-boxes';
 
@@ -21,6 +21,8 @@ export interface SignerLayout {
 
 /** Annotation key naming the image XObject a placement's appearance shows (a second-class name). */
 export const WET_IMAGE_KEY = 'EsignWetImage';
+/** The field's further placements (stamp annotations), by reference; fields prepared before it have none. */
+export const PLACEMENTS_KEY = 'EsignPlacements';
 
 export interface ImagePlacement extends Box {
   bytes: Uint8Array;
@@ -88,9 +90,8 @@ export function signatureFieldList(doc: PDFDocument): PDFArray {
  */
 export async function addSignatureField(doc: PDFDocument, fields: PDFArray, signer: SignerLayout): Promise<PDFRef> {
   const context = doc.context;
-  const pages = doc.getPages();
   const [first, ...more] = signer.signatureBoxes;
-  const page = pages[first?.page ?? 0];
+  const page = pageAt(doc, first?.page ?? 0);
   const fieldRef = context.register(
     context.obj({
       FT: 'Sig',
@@ -108,9 +109,12 @@ export async function addSignatureField(doc: PDFDocument, fields: PDFArray, sign
   if (signer.lockedFields?.length)
     context.lookup(fieldRef, PDFDict).set(PDFName.of('Lock'), context.register(fieldLock(doc, signer.lockedFields)));
   if (first?.wetImage) await attachWetImage(doc, fieldRef, first.wetImage);
-  // Further placements show the same appearance: stamp annotations named after the field, empty until signed.
+  // Further placements show the same appearance: stamp annotations named after the field, empty until signed, and
+  // listed in the field (PLACEMENTS_KEY) so that signing finds them without reading every page.
+  const placements = context.obj([]);
+  context.lookup(fieldRef, PDFDict).set(PDFName.of(PLACEMENTS_KEY), placements);
   for (const [index, box] of more.entries()) {
-    const extraPage = pages[box.page];
+    const extraPage = pageAt(doc, box.page);
     const stamp = context.obj({
       Type: 'Annot',
       Subtype: 'Stamp',
@@ -121,6 +125,7 @@ export async function addSignatureField(doc: PDFDocument, fields: PDFArray, sign
     });
     const stampRef = context.register(stamp);
     addAnnotation(extraPage, stampRef);
+    placements.push(stampRef);
     if (box.wetImage) await attachWetImage(doc, stampRef, box.wetImage);
   }
   return fieldRef;

@@ -14,7 +14,7 @@ import {
 import { printable, ScriptText } from '../../../platform/pdf-fonts';
 import { rawObject, updateIncrementally } from './incremental-update';
 import { fieldMdpReference, fillFormFields, type FormFill } from './form-fields';
-import { addSignatureField, signatureFieldList, WET_IMAGE_KEY } from './prepare-for-signing';
+import { addSignatureField, PLACEMENTS_KEY, signatureFieldList, WET_IMAGE_KEY } from './prepare-for-signing';
 
 /** Room for the CMS (certificates included) in the signature dictionary: 32 KB of DER. */
 export const SIGNATURE_BYTES = 32_768;
@@ -147,17 +147,18 @@ function imageArea(stream: PDFRawStream, width: number, height: number): ImageAr
   return { width: areaWidth, height: (areaWidth * pixelsHigh) / pixelsWide };
 }
 
-function placementStamps(doc: PDFDocument, fieldName: string): PDFRef[] {
-  const found: PDFRef[] = [];
-  for (const page of doc.getPages()) {
-    for (const ref of page.node.lookupMaybe(PDFName.of('Annots'), PDFArray)?.asArray() ?? []) {
-      if (!(ref instanceof PDFRef)) continue;
-      const annotation = doc.context.lookupMaybe(ref, PDFDict);
-      const name = annotation?.lookupMaybe(PDFName.of('NM'), PDFString, PDFHexString)?.decodeText();
-      if (name?.startsWith(`${fieldName}#`)) found.push(ref);
-    }
-  }
-  return found;
+/** The field's further placements: as the field lists them, or (fields prepared before it did) from every page. */
+function placementStamps(doc: PDFDocument, fieldName: string, field: PDFDict): PDFRef[] {
+  const isPlacement = (ref: unknown): ref is PDFRef => {
+    if (!(ref instanceof PDFRef)) return false;
+    const annotation = doc.context.lookupMaybe(ref, PDFDict);
+    return !!annotation?.lookupMaybe(PDFName.of('NM'), PDFString, PDFHexString)?.decodeText().startsWith(`${fieldName}#`);
+  };
+  const listed = field.lookupMaybe(PDFName.of(PLACEMENTS_KEY), PDFArray);
+  if (listed) return listed.asArray().filter(isPlacement);
+  return doc
+    .getPages()
+    .flatMap((page) => (page.node.lookupMaybe(PDFName.of('Annots'), PDFArray)?.asArray() ?? []).filter(isPlacement));
 }
 
 /**
@@ -271,7 +272,7 @@ function signField(
     ? [...fontNames].map(([font, name]) => `${name} ${font.ref.toString()}`).join(' ')
     : `/F1 ${fontRef!.toString()}`;
   // The field is its own widget; further placements are stamp annotations named `<field>#<n>`.
-  const widgets = [fieldRef, ...placementStamps(doc, details.fieldName)];
+  const widgets = [fieldRef, ...placementStamps(doc, details.fieldName, field)];
   for (const kidRef of widgets) {
     const widget = kidRef === fieldRef ? field : context.lookup(kidRef, PDFDict);
     const rect = widget
