@@ -88,9 +88,9 @@ export async function bulkBenchmarks(database: BenchDatabase): Promise<BenchRow[
   }
 }
 
-type Call = (method: string, route: string, body?: unknown) => Promise<any>;
+export type Call = (method: string, route: string, body?: unknown) => Promise<any>;
 
-function callerOf(url: string, token: string): Call {
+export function callerOf(url: string, token: string): Call {
   return async (method, route, body) => {
     const response = await fetch(`${url}/api/v1${route}`, {
       method,
@@ -103,7 +103,7 @@ function callerOf(url: string, token: string): Call {
   };
 }
 
-async function fivePagePdf(): Promise<Uint8Array<ArrayBuffer>> {
+export async function fivePagePdf(): Promise<Uint8Array<ArrayBuffer>> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   for (let page = 1; page <= 5; page++) {
@@ -119,7 +119,7 @@ async function fivePagePdf(): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await pdf.save()) as Uint8Array<ArrayBuffer>;
 }
 
-async function twoSignerTemplate(call: Call, fileId: string): Promise<string> {
+export async function twoSignerTemplate(call: Call, fileId: string): Promise<string> {
   const box = (page: number) => ({ type: 'signature', page, x: 72, y: 700, width: 160, height: 50, alignment: 'left' });
   const saved = await call('POST', '/templates/save', {
     name: 'Bench loan agreement',
@@ -136,7 +136,7 @@ const contacts = (index: number) => [
   { full_name: `Borrower ${index}`, email: `borrower${index}@example.com` },
   { full_name: 'Lender Bank', email: 'loans@example.com' },
 ];
-const rowsOf = (count: number) =>
+export const rowsOf = (count: number) =>
   Array.from({ length: count }, (_, index) => ({ key: `row-${index}`, signers: contacts(index) }));
 
 /** `rows` initialize-from-template calls over LOOP_CONNECTIONS connections at once; seconds. */
@@ -159,7 +159,7 @@ async function clientLoop(call: Call, templateId: string, rows: number): Promise
 }
 
 /** Seconds from the bulk's POST to its completion, every row made. */
-async function runBulk(call: Call, db: pg.Client, body: Record<string, unknown>): Promise<number> {
+export async function runBulk(call: Call, db: pg.Client, body: Record<string, unknown>): Promise<number> {
   const began = performance.now();
   const bulk = await call('POST', '/esign/bulk-send', body);
   await completed(db, bulk.client_id, (body.rows as unknown[]).length);

@@ -29,7 +29,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { composition } from '../src/modules';
 import { createUser } from '../src/modules/users/create-user';
 import { creditWallet } from '../src/modules/wallet/credit-wallet';
@@ -38,6 +37,7 @@ import { openOrm } from '../src/platform/db/orm';
 import { SecretBox } from '../src/platform/crypto/secret-box';
 import { newId } from '../src/platform/ids';
 import { benchServiceEnv, type BenchDatabase } from './harness';
+import { fivePagePdf } from './bulk.bench';
 import type { BenchRow } from './measure';
 import { sized } from './mode';
 import { sessionRequest } from './session-setup';
@@ -454,23 +454,6 @@ async function uploadPdf(url: string, token: string, pdf: Uint8Array): Promise<s
   const body = (await response.json()) as { data?: { client_id?: string } };
   if (!response.ok || !body.data?.client_id) throw new Error(`upload-pdf answered ${response.status}: ${JSON.stringify(body)}`);
   return body.data.client_id;
-}
-
-/** A five-page text agreement, forty lines a page (as the bulk suite's). */
-async function agreementPdf(): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  for (let page = 1; page <= 5; page++) {
-    const sheet = pdf.addPage([595, 842]);
-    for (let line = 0; line < 40; line++)
-      sheet.drawText(`Loan agreement, page ${page}, clause ${line + 1}: the borrower repays in equal instalments.`, {
-        x: 50,
-        y: 800 - line * 18,
-        size: 10,
-        font,
-      });
-  }
-  return pdf.save();
 }
 
 /** Every table's total size (indexes and TOAST included), by schema-qualified name. */
@@ -914,7 +897,7 @@ export async function costBenchmarks(database: BenchDatabase): Promise<BenchRow[
     const owner = await newUser(cluster.adminUrl, (STAMPS + 20) * 110);
     const hooks = await hooksUser(cluster, { service, admin }, receiver);
     const ops = operationsOf(service, admin, owner, receiver);
-    const pdf = await agreementPdf();
+    const pdf = await fivePagePdf();
     const fileId = await uploadPdf(service.url, owner.token, pdf);
     const templateId = await templateOf(ops.call, fileId);
     const hooksFile = await uploadPdf(service.url, hooks.token, pdf);

@@ -127,10 +127,8 @@ export class BulkResolver {
       const ctx = context as RequestContext;
       const clientId = args.client_id as string;
       await getOwnBulk(ctx.em, ctx.actor, clientId);
-      return startingWith(
-        { client_id: clientId },
-        ctx.services.events.listen(bulkTopic(clientId), () => ({ client_id: clientId })),
-      );
+      const { start, live } = ctx.services.events.follow(bulkTopic(clientId), () => ({ client_id: clientId }));
+      return startingWith(start, live);
     },
   })
   async bulkUpdated(

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../platform/errors';
+import { leanRows } from '../../platform/db/lean-sql';
+import type { Orm } from '../../platform/db/orm';
 import { checkPage, pageOf } from '../../platform/graphql/paging';
 import type { AppServices } from '../../platform/services';
 import { StoredFile } from '../files';
@@ -34,6 +36,15 @@ export async function getOwnOrder(em: EntityManager, actor: Actor, clientId: str
   const order = await em.findOne(StampOrder, { id: clientId, user: actor.userId });
   if (!order) throw orderNotFound();
   return order;
+}
+
+/**
+ * getOwnOrder's check alone, one row of one column past the ORM: what a subscription checks before it starts
+ * (thousands of clients following one order each ask it once).
+ */
+export async function checkOwnOrder(orm: Orm, actor: Actor, clientId: string): Promise<void> {
+  const rows = await leanRows(orm, 'select 1 from stamp_orders where id = $1 and user_id = $2', [clientId, actor.userId]);
+  if (rows.length === 0) throw orderNotFound();
 }
 
 export interface OrderListArgs {

@@ -26,6 +26,7 @@ import { ORDER_LIMITS, createOrder, type CreateOrderInput } from './create-order
 import { orderTopic } from './order-events';
 import { netChargedPaise, orderStatusOf } from './order-status';
 import {
+  checkOwnOrder,
   downloadStampPdf,
   getOwnInstance,
   getOwnOrder,
@@ -151,14 +152,13 @@ export class StampOrderResolver {
     subscribe: async ({ args, context }) => {
       const ctx = context as RequestContext;
       const clientId = args.client_id as string;
-      await getOwnOrder(ctx.em, ctx.actor, clientId);
+      await checkOwnOrder(ctx.services.orm, ctx.actor, clientId);
       // The topic is the order's own id, checked above; each event is checked again as it is read. Listening
       // starts before the current state is read, so a change between the two is not lost; after the bus lost its
-      // connection, the resource is read again (what was published meanwhile never arrives).
-      return startingWith(
-        { client_id: clientId },
-        ctx.services.events.listen(orderTopic(clientId), () => ({ client_id: clientId })),
-      );
+      // connection, the resource is read again (what was published meanwhile never arrives). Followers that come
+      // together share one starting read (EventBus.follow).
+      const { start, live } = ctx.services.events.follow(orderTopic(clientId), () => ({ client_id: clientId }));
+      return startingWith(start, live);
     },
   })
   async stampOrderUpdated(

@@ -15,7 +15,10 @@ export interface BusMessage {
 /** Events kept for a listener that has not read them yet (see EventBus.listen). */
 const LISTEN_BUFFER = 100;
 
-/** Hundreds of subscribers of one topic are normal here, not a leak. */
+/** How long a starting event is handed to followers that come after it (EventBus.follow). */
+const STARTING_EVENT_SHARED_MS = 1000;
+
+/** The target of `subscribe` (graphql-yoga's pubsub takes one); several consumers of a topic are no leak. */
 function eventTargetWithoutListenerLimit(): EventTarget {
   const target = new EventTarget();
   setMaxListeners(0, target);
@@ -34,6 +37,11 @@ function eventTargetWithoutListenerLimit(): EventTarget {
  */
 export class EventBus {
   private readonly target = eventTargetWithoutListenerLimit();
+  /**
+   * The listen() listeners of each topic. Not the EventTarget: it walks its whole list on every add and remove, so
+   * thousands of subscribers of one order cost seconds of event loop as they come and go.
+   */
+  private readonly listeners = new Map<string, Set<(detail: Record<string, unknown>) => void>>();
   private readonly pubSub = createPubSub<Record<string, [Record<string, unknown>]>>({ eventTarget: this.target as never });
   private client?: pg.Client;
   private stopped = false;
@@ -42,6 +50,8 @@ export class EventBus {
   private readonly reconnected = new Set<() => void>();
   /** The resync event of each topic for the reconnect under way: one event object, read once for its listeners. */
   private readonly resyncs = new Map<string, Record<string, unknown>>();
+  /** Each topic's latest starting event (follow), until an event of the topic arrives or the connection drops. */
+  private readonly startingEvents = new Map<string, { event: Record<string, unknown>; madeAt: number }>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -63,6 +73,7 @@ export class EventBus {
     this.listened = true;
     if (again) {
       this.resyncs.clear();
+      this.startingEvents.clear();
       for (const listener of this.reconnected) listener();
     }
   }
@@ -79,6 +90,8 @@ export class EventBus {
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
     this.client = undefined;
+    // What is published from now on is not heard: no starting read made before it may stand for a later one.
+    this.startingEvents.clear();
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.start().catch((error: unknown) => {
@@ -90,12 +103,18 @@ export class EventBus {
 
   private receive(payload: string | undefined): void {
     if (!payload) return;
+    let message: BusMessage;
     try {
-      const message = JSON.parse(payload) as BusMessage;
-      this.target.dispatchEvent(new CustomEvent(message.topic, { detail: message.detail }));
+      message = JSON.parse(payload) as BusMessage;
     } catch (error) {
       this.log.warn({ err: error }, 'unreadable event notification');
+      return;
     }
+    this.startingEvents.delete(message.topic);
+    // Every listener gets the same detail object: their shared reads are keyed on it.
+    const listeners = this.listeners.get(message.topic);
+    if (listeners) for (const listener of [...listeners]) listener(message.detail);
+    this.target.dispatchEvent(new CustomEvent(message.topic, { detail: message.detail }));
   }
 
   /** Queues the event in `em`'s transaction (or sends it now outside one). */
@@ -125,8 +144,8 @@ export class EventBus {
         wake({ done: false, value: detail });
       } else if (queue.push(detail) > LISTEN_BUFFER) queue.shift();
     };
-    const listener = (event: Event) => push((event as CustomEvent<Record<string, unknown>>).detail);
-    this.target.addEventListener(topic, listener);
+    const listeners = this.listeners.get(topic) ?? new Set();
+    this.listeners.set(topic, listeners.add(push));
     const unfollow = resync
       ? this.onReconnect(() => {
           let detail = this.resyncs.get(topic);
@@ -137,7 +156,11 @@ export class EventBus {
     const close = () => {
       if (closed) return;
       closed = true;
-      this.target.removeEventListener(topic, listener);
+      listeners.delete(push);
+      if (listeners.size === 0 && this.listeners.get(topic) === listeners) {
+        this.listeners.delete(topic);
+        this.startingEvents.delete(topic);
+      }
       unfollow?.();
       queue.length = 0;
       waiting?.({ done: true, value: undefined });
@@ -163,9 +186,28 @@ export class EventBus {
     return events;
   }
 
+  /**
+   * listen(topic, event), and the event a follower's starting read is made with (startingWith): the one made for an
+   * earlier follower of the topic while no event of it has arrived since (within STARTING_EVENT_SHARED_MS), else
+   * `event()`. Reads are shared per event object, so followers that come together (thousands of clients reconnecting
+   * at once) cost one starting read, not one each. Nothing is missed: a change after that read is announced after
+   * it, and its event either arrived before this call (the shared event is dropped then) or reaches this listener.
+   */
+  follow(
+    topic: string,
+    event: () => Record<string, unknown>,
+  ): { start: Record<string, unknown>; live: AsyncIterableIterator<Record<string, unknown>> } {
+    const live = this.listen(topic, event);
+    const known = this.startingEvents.get(topic);
+    if (known && performance.now() - known.madeAt < STARTING_EVENT_SHARED_MS) return { start: known.event, live };
+    const start = event();
+    this.startingEvents.set(topic, { event: start, madeAt: performance.now() });
+    return { start, live };
+  }
+
   /** How many subscribers of this process listen on `topic` now (tests wait on it rather than sleep). */
   subscriberCount(topic: string): number {
-    return getEventListeners(this.target, topic).length;
+    return (this.listeners.get(topic)?.size ?? 0) + getEventListeners(this.target, topic).length;
   }
 
   async stop(): Promise<void> {

@@ -38,15 +38,8 @@ export function prepareOperation(
   limits: OperationLimits,
   request: OperationRequest,
 ): PreparedOperation | GraphQLError[] {
-  let document: DocumentNode;
-  try {
-    document = parse(request.query, { maxTokens: limits.maxTokens });
-  } catch (error) {
-    if (error instanceof GraphQLError) return [refusal(error)];
-    throw error;
-  }
-  const invalid = validate(schema, document, [...specifiedRules, ...rules]);
-  if (invalid.length > 0) return invalid.map(refusal);
+  const document = validDocument(schema, rules, limits, request.query);
+  if (Array.isArray(document)) return document;
   const operation = getOperationAST(document, request.operationName);
   if (!operation) {
     const message = request.operationName
@@ -65,6 +58,50 @@ export function prepareOperation(
     throw error;
   }
   return { document, operationName: request.operationName, variableValues: request.variables };
+}
+
+/** Documents kept once valid, per schema and rules; a document longer than LONGEST_KEPT is checked every time. */
+const DOCUMENTS_KEPT = 256;
+const LONGEST_KEPT = 4096;
+const validDocuments = new WeakMap<GraphQLSchema, WeakMap<readonly ValidationRule[], Map<string, DocumentNode>>>();
+
+/**
+ * The query parsed and validated, or why not. Thousands of clients subscribe with the same few queries, and the
+ * checks cost a millisecond or more each: a valid one is kept by its text (graphql-js never changes a document, and
+ * the operation limits' own caches are keyed on it). Variables are checked by the caller, every time.
+ */
+function validDocument(
+  schema: GraphQLSchema,
+  rules: readonly ValidationRule[],
+  limits: OperationLimits,
+  query: string,
+): DocumentNode | GraphQLError[] {
+  let bySchema = validDocuments.get(schema);
+  if (!bySchema) validDocuments.set(schema, (bySchema = new WeakMap()));
+  let kept = bySchema.get(rules);
+  if (!kept) bySchema.set(rules, (kept = new Map()));
+  const key = `${limits.maxTokens}:${query}`;
+  const known = kept.get(key);
+  if (known) {
+    // Most recently used last: the oldest is the first to go.
+    kept.delete(key);
+    kept.set(key, known);
+    return known;
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: limits.maxTokens });
+  } catch (error) {
+    if (error instanceof GraphQLError) return [refusal(error)];
+    throw error;
+  }
+  const invalid = validate(schema, document, [...specifiedRules, ...rules]);
+  if (invalid.length > 0) return invalid.map(refusal);
+  if (query.length <= LONGEST_KEPT) {
+    if (kept.size >= DOCUMENTS_KEPT) kept.delete(kept.keys().next().value!);
+    kept.set(key, document);
+  }
+  return document;
 }
 
 function refusal(error: GraphQLError): GraphQLError {

@@ -12,6 +12,37 @@ function jsonOf(result: ExecutionResult): string {
   return json;
 }
 
+/**
+ * Answers that go out in one turn of the event loop. One event wakes every subscriber of its topic, and each answer
+ * is a socket write (thousands of them take a fraction of a second): past this many, the rest wait for the next
+ * turn (setImmediate), so that requests and other events are served between the parts of a fan-out.
+ */
+const ANSWERS_PER_TURN = 200;
+let answeredThisTurn = 0;
+let turnScheduled = false;
+const waitingForTurn: (() => void)[] = [];
+
+/** Undefined when the answer may go now; otherwise resolves when its turn comes (first come, first served). */
+function answerTurn(): Promise<void> | undefined {
+  if (!turnScheduled) {
+    turnScheduled = true;
+    setImmediate(nextTurn);
+  }
+  if (waitingForTurn.length === 0 && answeredThisTurn < ANSWERS_PER_TURN) {
+    answeredThisTurn++;
+    return undefined;
+  }
+  return new Promise((resolve) => waitingForTurn.push(resolve));
+}
+
+function nextTurn(): void {
+  const released = waitingForTurn.splice(0, ANSWERS_PER_TURN);
+  answeredThisTurn = released.length;
+  turnScheduled = released.length > 0;
+  if (turnScheduled) setImmediate(nextTurn);
+  for (const resolve of released) resolve();
+}
+
 /** Results per event object, per (owner, operation): dropped with the event once every subscriber got it. */
 const resultsPerEvent = new WeakMap<object, Map<string, Result>>();
 
@@ -51,10 +82,13 @@ export async function subscribeSharingResults(
         const step = await events.next();
         if (step.done) return { done: true, value: undefined };
         const result = await run(step.value);
-        if (!changesOnly) return { done: false, value: result };
-        const json = jsonOf(result);
-        if (json === lastSent) continue;
-        lastSent = json;
+        if (changesOnly) {
+          const json = jsonOf(result);
+          if (json === lastSent) continue;
+          lastSent = json;
+        }
+        const turn = answerTurn();
+        if (turn) await turn;
         return { done: false, value: result };
       }
     },

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { print, type GraphQLSchema } from 'graphql';
+import { print, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -60,7 +60,7 @@ export function mountGraphqlWs(server: http.Server, services: AppServices, schem
           args,
           JSON.stringify([
             (args.contextValue as RequestContext).actor.userId,
-            print(args.document),
+            printed(args.document),
             args.operationName ?? null,
             args.variableValues ?? null,
           ]),
@@ -80,6 +80,15 @@ export function mountGraphqlWs(server: http.Server, services: AppServices, schem
       await tokenSockets.stop();
     },
   };
+}
+
+/** Valid documents are kept (prepareOperation): each is printed once for the sharing keys of its subscribers. */
+const printedDocuments = new WeakMap<DocumentNode, string>();
+
+function printed(document: DocumentNode): string {
+  let text = printedDocuments.get(document);
+  if (text === undefined) printedDocuments.set(document, (text = print(document)));
+  return text;
 }
 
 /** The payload of connection_init, and what an admitted connection carries beside its socket. */

@@ -216,11 +216,10 @@ export class EsignSessionResolver {
       await getOwnSession(ctx.services, ctx.em, ctx.actor, clientId);
       // The topic is the session's own id, checked above; each event is checked again as it is read. Listening
       // starts before the current state is read, so a change between the two is not lost; after the bus lost its
-      // connection, the resource is read again (what was published meanwhile never arrives).
-      return startingWith(
-        { client_id: clientId },
-        ctx.services.events.listen(sessionTopic(clientId), () => ({ client_id: clientId })),
-      );
+      // connection, the resource is read again (what was published meanwhile never arrives). Followers that come
+      // together share one starting read (EventBus.follow).
+      const { start, live } = ctx.services.events.follow(sessionTopic(clientId), () => ({ client_id: clientId }));
+      return startingWith(start, live);
     },
   })
   async esignSessionUpdated(
